@@ -1,0 +1,1 @@
+"""Lift: patterns, symbolic sizes, views and OpenCL code generation."""

@@ -1,0 +1,2 @@
+"""Nessie: a NESL compiler."""
+__version__ = "0.1.0"
