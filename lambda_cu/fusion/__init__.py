@@ -1,0 +1,1 @@
+"""Kernel fusion for λcu (placeholder while the IR is written; see ilp.py)."""

@@ -1,0 +1,54 @@
+"""Evaluation of arithmetic expressions with C semantics (the oracle of the soundness tests)."""
+from __future__ import annotations
+
+from typing import Callable, Dict, Optional
+
+from .core import (Cond, Cst, Div, Expr, IfThenElse, Lookup, Mod, Pow, Prod, Sum, SumOver, Var,
+                   c_div, c_mod)
+
+
+def eval_cond(c: Cond, env, lookup=None) -> bool:
+    a = evaluate(c.lhs, env, lookup)
+    b = evaluate(c.rhs, env, lookup)
+    return {"<": a < b, "<=": a <= b, "==": a == b, "!=": a != b}[c.op]
+
+
+def evaluate(e: Expr, env: Dict, lookup: Optional[Callable[[Lookup, int], int]] = None) -> int:
+    """Value of ``e``; ``env`` maps variables (or their names) to ints."""
+    if isinstance(e, Cst):
+        return e.value
+    if isinstance(e, Var):
+        if e in env:
+            return env[e]
+        if e.name in env:
+            return env[e.name]
+        raise KeyError(f"no value for variable {e.name}")
+    if isinstance(e, Lookup):
+        if lookup is None:
+            raise KeyError(f"no lookup for {e.name}")
+        return lookup(e, evaluate(e.index, env, lookup))
+    if isinstance(e, Sum):
+        return sum(evaluate(t, env, lookup) for t in e.terms)
+    if isinstance(e, Prod):
+        r = e.coef
+        for f in e.factors:
+            r *= evaluate(f, env, lookup)
+        return r
+    if isinstance(e, Div):
+        return c_div(evaluate(e.a, env, lookup), evaluate(e.b, env, lookup))
+    if isinstance(e, Mod):
+        return c_mod(evaluate(e.a, env, lookup), evaluate(e.b, env, lookup))
+    if isinstance(e, Pow):
+        return evaluate(e.base, env, lookup) ** evaluate(e.exp, env, lookup)
+    if isinstance(e, IfThenElse):
+        return evaluate(e.then if eval_cond(e.cond, env, lookup) else e.els, env, lookup)
+    if isinstance(e, SumOver):
+        s = evaluate(e.start, env, lookup)
+        t = evaluate(e.stop, env, lookup)
+        total = 0
+        inner = dict(env)
+        for i in range(s, t):
+            inner[e.var] = i
+            total += evaluate(e.body, inner, lookup)
+        return total
+    raise TypeError(e)

@@ -1,0 +1,184 @@
+"""Lift expressions: ``Expr = Literal | Param | FunCall`` and ``FunDecl = Lambda | Pattern | UserFun``.
+
+All nodes are frozen dataclasses (immutable values).  Source spans are carried for error
+messages but do not take part in equality.
+"""
+from __future__ import annotations
+
+import dataclasses
+import itertools
+from dataclasses import dataclass, field
+from typing import Optional, Tuple
+
+from ..errors import Span
+from ..types import Type
+
+
+class Expr:
+    """A Lift expression (a value)."""
+
+    def __call__(self, *args):  # pragma: no cover - guard against confusion
+        raise TypeError("a Lift expression is not a function; use a FunDecl")
+
+
+class FunDecl:
+    """A Lift function: lambda, pattern or user function.  Calling it builds a FunCall."""
+
+    arity = 1
+
+    def __call__(self, *args) -> "FunCall":
+        return FunCall(self, tuple(args))
+
+    def o(self, other: "FunDecl") -> "Lambda":
+        """Composition ``self o other``."""
+        return compose(self, other)
+
+
+@dataclass(frozen=True)
+class Literal(Expr):
+    """A compile-time constant in OpenCL C syntax (``0.0f``, ``(float4)(0.0f)``)."""
+    value: str
+    type: Type
+
+
+@dataclass(frozen=True)
+class Param(Expr):
+    """A function parameter; program parameters carry their declared type."""
+    name: str
+    type: Optional[Type] = None
+
+
+@dataclass(frozen=True)
+class FunCall(Expr):
+    f: FunDecl
+    args: Tuple[Expr, ...]
+    span: Optional[Span] = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class Lambda(FunDecl):
+    params: Tuple[Param, ...]
+    body: Expr
+
+    @property
+    def arity(self) -> int:  # type: ignore[override]
+        return len(self.params)
+
+
+@dataclass(frozen=True)
+class UserFun(FunDecl):
+    """A C function over scalars, vectors and tuples.  Tuple parameters are accessed in the
+    body as ``p._0``; the body is the text between the braces of the C function."""
+    name: str
+    param_names: Tuple[str, ...]
+    param_types: Tuple[Type, ...]
+    ret_type: Type
+    body: str
+    span: Optional[Span] = field(default=None, compare=False, repr=False)
+
+    @property
+    def arity(self) -> int:  # type: ignore[override]
+        return len(self.param_names)
+
+
+@dataclass(frozen=True)
+class Program:
+    """A named kernel: typed parameters and a body expression."""
+    name: str
+    params: Tuple[Param, ...]
+    body: Expr
+    span: Optional[Span] = field(default=None, compare=False, repr=False)
+
+    @property
+    def as_lambda(self) -> Lambda:
+        return Lambda(self.params, self.body)
+
+
+_fresh = itertools.count()
+
+
+def fresh_param(prefix: str = "p") -> Param:
+    return Param(f"{prefix}{next(_fresh)}")
+
+
+def compose(*fs: FunDecl) -> Lambda:
+    """``compose(f, g, h) == f o g o h`` as ``\\p -> f(g(h(p)))``."""
+    p = fresh_param("_c")
+    body: Expr = p
+    for f in reversed(fs):
+        body = FunCall(f, (body,))
+    return Lambda((p,), body)
+
+
+def ir_children(node):
+    """Direct IR children (Expr / FunDecl) of a node, in field order."""
+    out = []
+    for fld in dataclasses.fields(node):
+        v = getattr(node, fld.name)
+        if isinstance(v, (Expr, FunDecl)):
+            out.append(v)
+        elif isinstance(v, tuple):
+            out.extend(x for x in v if isinstance(x, (Expr, FunDecl)))
+    return out
+
+
+def freshen(node):
+    """A copy of an IR tree in which every node is a distinct object (passes annotate
+    nodes by identity, so shared sub-trees must be unshared first).  User functions and
+    types are kept: they carry no per-use annotation."""
+    if isinstance(node, UserFun) or not dataclasses.is_dataclass(node) or isinstance(node, type):
+        return node
+    if not isinstance(node, (Expr, FunDecl, Program)):
+        return node
+    changes = {}
+    for fld in dataclasses.fields(node):
+        v = getattr(node, fld.name)
+        if isinstance(v, (Expr, FunDecl)):
+            changes[fld.name] = freshen(v)
+        elif isinstance(v, tuple) and any(isinstance(x, (Expr, FunDecl)) for x in v):
+            changes[fld.name] = tuple(freshen(x) for x in v)
+    return dataclasses.replace(node, **changes)
+
+
+def walk(node):
+    """Pre-order traversal over Expr and FunDecl nodes."""
+    yield node
+    for c in ir_children(node):
+        yield from walk(c)
+
+
+def alpha_equal(a, b, env=None) -> bool:
+    """Structural equality up to renaming of lambda parameters."""
+    env = env or {}
+    if isinstance(a, Param) and isinstance(b, Param):
+        if a.name in env:
+            return env[a.name] == b.name and a.type == b.type
+        return a == b
+    if isinstance(a, Lambda) and isinstance(b, Lambda):
+        if len(a.params) != len(b.params):
+            return False
+        env2 = dict(env)
+        for p, q in zip(a.params, b.params):
+            env2[p.name] = q.name
+        return alpha_equal(a.body, b.body, env2)
+    if type(a) is not type(b):
+        return False
+    if dataclasses.is_dataclass(a) and isinstance(a, (Expr, FunDecl, Program)) and not isinstance(a, UserFun):
+        if isinstance(a, Program):
+            if a.name != b.name or a.params != b.params:
+                return False
+            return alpha_equal(a.body, b.body, env)
+        for fld in dataclasses.fields(a):
+            if not fld.compare:
+                continue
+            x, y = getattr(a, fld.name), getattr(b, fld.name)
+            if isinstance(x, tuple) and isinstance(y, tuple):
+                if len(x) != len(y) or not all(alpha_equal(p, q, env) for p, q in zip(x, y)):
+                    return False
+            elif isinstance(x, (Expr, FunDecl)):
+                if not alpha_equal(x, y, env):
+                    return False
+            elif x != y:
+                return False
+        return True
+    return a == b

@@ -1,0 +1,276 @@
+"""The Lift patterns.
+
+Algorithmic: ``Map`` (map, mapSeq, mapGlb(d), mapWrg(d), mapLcl(d)), ``Reduce`` (reduce,
+reduceSeq), ``Iterate``, ``Id`` (the identity user function), ``MapVec``.
+Data layout (views, no memory): ``Split``, ``Join``, ``Gather``, ``Scatter``, ``Zip``, ``Get``,
+``Slide``, ``Pad``, ``Transpose``, ``AsVector``, ``AsScalar``, ``Slice`` and the patterns for
+segmented data: ``GatherIdx`` (data-dependent gather ``out[k] = v[idx[k]]``),
+``SplitOffsets`` (row ``i`` spans ``offsets[i] .. offsets[i+1]``) and ``Partition(n, f)``.
+Address spaces: ``ToGlobal``, ``ToLocal``, ``ToPrivate``.
+
+Index functions for gather/scatter/partition: ``IndexLambda`` (``\\i -> i / M + ...``),
+``Reverse``, ``ReorderStride(s)``, ``TransposeIdx(n, m)``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional, Union
+
+from .. import arith as A
+from ..arith import Expr as AExpr, Var
+from .expr import Expr, FunDecl, Literal
+
+
+class Pattern(FunDecl):
+    """Base class of built-in patterns."""
+
+    name = "pattern"
+
+
+# --------------------------------------------------------------------------- index functions
+
+class IndexFun:
+    """A function on indices ``i -> f(i)`` that may use the array length ``n``."""
+
+    def apply(self, i: AExpr, n: AExpr) -> AExpr:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class IndexLambda(IndexFun):
+    param: Var
+    body: AExpr
+
+    def apply(self, i, n):
+        return A.subst(self.body, {self.param: i})
+
+
+@dataclass(frozen=True)
+class Reverse(IndexFun):
+    def apply(self, i, n):
+        return A.sub(A.sub(n, 1), i)
+
+
+@dataclass(frozen=True)
+class ReorderStride(IndexFun):
+    """``i -> i / (n/s) + s * (i % (n/s))``: after splitting in chunks of ``n/s``, consecutive
+    chunks read consecutive elements (coalescing), as in the rewrite-rules paper."""
+    stride: AExpr
+
+    def apply(self, i, n):
+        m = A.div(n, self.stride)
+        return A.add(A.div(i, m), A.mul(self.stride, A.mod(i, m)))
+
+
+@dataclass(frozen=True)
+class TransposeIdx(IndexFun):
+    """Index function of the transposition of an ``n x m`` row-major matrix read as an
+    ``m x n`` one: ``i -> (i % n) * m + i / n``."""
+    n: AExpr
+    m: AExpr
+
+    def apply(self, i, n_total):
+        return A.add(A.mul(A.mod(i, self.n), self.m), A.div(i, self.n))
+
+
+# --------------------------------------------------------------------------- algorithmic
+
+MAP_KINDS = ("map", "mapSeq", "mapGlb", "mapWrg", "mapLcl")
+
+
+@dataclass(frozen=True)
+class Map(Pattern):
+    kind: str       # one of MAP_KINDS
+    f: FunDecl
+    dim: int = 0
+
+    @property
+    def name(self):  # type: ignore[override]
+        return self.kind
+
+    @property
+    def parallel(self) -> bool:
+        return self.kind in ("mapGlb", "mapWrg", "mapLcl")
+
+
+@dataclass(frozen=True)
+class Reduce(Pattern):
+    """``reduceSeq(f, init)``: ``f(...f(f(init, x0), x1)..., xn-1)``, result ``[acc]_1``."""
+    kind: str       # "reduce" | "reduceSeq"
+    f: FunDecl
+    init: Expr
+
+    @property
+    def name(self):  # type: ignore[override]
+        return self.kind
+
+
+@dataclass(frozen=True)
+class Iterate(Pattern):
+    n: AExpr
+    f: FunDecl
+    name = "iterate"
+
+
+@dataclass(frozen=True)
+class Id(Pattern):
+    """The identity user function on values (``mapSeq(id)`` copies an array)."""
+    name = "id"
+
+
+@dataclass(frozen=True)
+class MapVec(Pattern):
+    """Applies a scalar user function to every component of vectors (vectorised form)."""
+    f: FunDecl
+    name = "mapVec"
+
+    @property
+    def arity(self):  # type: ignore[override]
+        return self.f.arity
+
+
+# --------------------------------------------------------------------------- data layout
+
+class LayoutPattern(Pattern):
+    """Patterns that only change how memory is accessed (views; no code, no memory)."""
+
+
+@dataclass(frozen=True)
+class Split(LayoutPattern):
+    n: AExpr
+    name = "split"
+
+
+@dataclass(frozen=True)
+class Join(LayoutPattern):
+    name = "join"
+
+
+@dataclass(frozen=True)
+class Gather(LayoutPattern):
+    idx: IndexFun
+    name = "gather"
+
+
+@dataclass(frozen=True)
+class Scatter(LayoutPattern):
+    idx: IndexFun
+    name = "scatter"
+
+
+@dataclass(frozen=True)
+class Zip(LayoutPattern):
+    n: int = 2
+    name = "zip"
+
+    @property
+    def arity(self):  # type: ignore[override]
+        return self.n
+
+
+@dataclass(frozen=True)
+class Get(LayoutPattern):
+    i: int
+    name = "get"
+
+
+@dataclass(frozen=True)
+class Slide(LayoutPattern):
+    size: AExpr
+    step: AExpr
+    name = "slide"
+
+
+BOUNDARIES = ("clamp", "mirror", "wrap")
+
+
+@dataclass(frozen=True)
+class Pad(LayoutPattern):
+    """``pad(l, r, b)``: ``b`` is ``clamp``, ``mirror``, ``wrap`` or a constant Literal."""
+    left: AExpr
+    right: AExpr
+    boundary: Union[str, Literal]
+    name = "pad"
+
+
+@dataclass(frozen=True)
+class Transpose(LayoutPattern):
+    name = "transpose"
+
+
+@dataclass(frozen=True)
+class AsVector(LayoutPattern):
+    width: int
+    name = "asVector"
+
+
+@dataclass(frozen=True)
+class AsScalar(LayoutPattern):
+    name = "asScalar"
+
+
+@dataclass(frozen=True)
+class Slice(LayoutPattern):
+    """``slice(start, stop)``: elements ``start .. stop-1`` (sizes may use ``len(x)``)."""
+    start: AExpr
+    stop: AExpr
+    name = "slice"
+
+
+@dataclass(frozen=True)
+class GatherIdx(LayoutPattern):
+    """``gatherIdx(idx, v)[k] = v[idx[k]]`` with ``idx`` read from memory (a view)."""
+    name = "gatherIdx"
+    arity = 2
+
+
+@dataclass(frozen=True)
+class SplitOffsets(LayoutPattern):
+    """``splitOffsets(offsets, v)``: row ``i`` is ``v[offsets[i] .. offsets[i+1]-1]``; type
+    ``[i -> [t]_{offsets[i+1]-offsets[i]}]_{n}`` for ``offsets : [int]_{n+1}``."""
+    name = "splitOffsets"
+    arity = 2
+
+
+@dataclass(frozen=True)
+class Partition(LayoutPattern):
+    """``partition(n, f)``: ``[t]_{sum f(i)} -> [i -> [t]_{f(i)}]_n`` for statically known
+    row lengths ``f``."""
+    n: AExpr
+    f: IndexFun
+    name = "partition"
+
+
+# --------------------------------------------------------------------------- address spaces
+
+@dataclass(frozen=True)
+class ToGlobal(Pattern):
+    f: FunDecl
+    name = "toGlobal"
+
+    @property
+    def arity(self):  # type: ignore[override]
+        return self.f.arity
+
+
+@dataclass(frozen=True)
+class ToLocal(Pattern):
+    f: FunDecl
+    name = "toLocal"
+
+    @property
+    def arity(self):  # type: ignore[override]
+        return self.f.arity
+
+
+@dataclass(frozen=True)
+class ToPrivate(Pattern):
+    f: FunDecl
+    name = "toPrivate"
+
+    @property
+    def arity(self):  # type: ignore[override]
+        return self.f.arity
+
+
+ADDRESS_PATTERNS = (ToGlobal, ToLocal, ToPrivate)

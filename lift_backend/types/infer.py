@@ -1,0 +1,478 @@
+"""Type inference with symbolic lengths, following the data flow (Lift paper §5.1).
+
+``infer_program(program)`` returns a :class:`TypedProgram`: the (freshened) program plus
+immutable tables keyed by node identity: the type of every expression, the index variable
+of every map/reduce (its range is the array's index range), the resolved static
+arguments of patterns and the size constraints to check once sizes are known.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Dict, List, Mapping, Optional, Tuple
+
+from .. import arith as A
+from ..arith import Expr as AExpr, Var
+from ..errors import LiftTypeError, Span
+from ..ir.expr import (Expr, FunCall, FunDecl, Lambda, Literal, Param, Program, UserFun, freshen)
+from ..ir import patterns as P
+from .types import (ArrayType, Int, ScalarType, TupleType, Type, VectorType, is_value,
+                    size_in_elements, subst_type, type_free_vars, types_equal)
+
+LEN_UID = -7  # uid of the variables standing for ``len(x)`` in the text syntax
+
+
+def len_var(param_name: str) -> Var:
+    return Var(f"len({param_name})", A.Cst(0), None, LEN_UID)
+
+
+LOOP_VAR_NAMES = {"mapGlb": "gl_id", "mapWrg": "wg_id", "mapLcl": "l_id", "mapSeq": "i",
+                  "map": "i", "reduceSeq": "i", "reduce": "i"}
+
+
+@dataclass(frozen=True)
+class IterateInfo:
+    """``size_var`` is ``None`` when the body preserves the length; ``lengths[j]`` is the input
+    length of iteration ``j`` (``lengths[n]`` the final one); ``step`` gives the output length
+    of one iteration in terms of ``size_var``."""
+    size_var: Optional[Var]
+    step: AExpr
+    lengths: Tuple[AExpr, ...]
+
+
+@dataclass(frozen=True)
+class TypedProgram:
+    program: Program
+    types: Mapping[int, Type]
+    loop_vars: Mapping[int, Var]
+    iterate_info: Mapping[int, IterateInfo]
+    static: Mapping[int, Mapping[str, object]]
+    constraints: Tuple[Tuple[AExpr, str], ...]
+    size_vars: Tuple[Var, ...]
+
+    def type_of(self, node) -> Type:
+        return self.types[id(node)]
+
+    @property
+    def result_type(self) -> Type:
+        return self.types[id(self.program.body)]
+
+
+def _err(msg: str, span: Optional[Span]) -> LiftTypeError:
+    return LiftTypeError(msg, span)
+
+
+class _Inferer:
+    def __init__(self):
+        self.types: Dict[int, Type] = {}
+        self.loop_vars: Dict[int, Var] = {}
+        self.iterate_info: Dict[int, IterateInfo] = {}
+        self.static: Dict[int, Dict[str, object]] = {}
+        self.constraints: List[Tuple[AExpr, str]] = []
+        self.spans: List[Optional[Span]] = [None]
+
+    # ------------------------------------------------------------------ helpers
+    @property
+    def span(self) -> Optional[Span]:
+        for s in reversed(self.spans):
+            if s is not None:
+                return s
+        return None
+
+    def error(self, msg: str) -> LiftTypeError:
+        return _err(msg, self.span)
+
+    def resolve(self, e: AExpr, env) -> AExpr:
+        """Replace ``len(x)`` variables by the length of ``x``'s type."""
+        e = A.to_expr(e)
+        m = {}
+        for v in A.free_vars(e):
+            if v.uid == LEN_UID:
+                pname = v.name[4:-1]
+                t = env.get(pname)
+                if t is None:
+                    raise self.error(f"len({pname}): no parameter named {pname} in scope")
+                if not isinstance(t, ArrayType):
+                    raise self.error(f"len({pname}): {pname} has type {t}, not an array")
+                m[v] = t.length
+        return A.subst(e, m) if m else e
+
+    def array(self, t: Type, who: str, argno: Optional[int] = None) -> ArrayType:
+        if not isinstance(t, ArrayType):
+            where = f" (argument {argno})" if argno is not None else ""
+            raise self.error(f"{who}: expects an array{where}, got {t}")
+        return t
+
+    def regular(self, t: ArrayType, who: str) -> ArrayType:
+        if t.dependent:
+            raise self.error(f"{who}: expects a regular array, got the position-dependent {t}")
+        return t
+
+    def same_len(self, who: str, a: AExpr, b: AExpr, what: str = "lengths"):
+        d = A.sub(a, b)
+        if d == A.ZERO:
+            return
+        if isinstance(d, A.Cst):
+            raise self.error(f"{who}: {what} differ: {A.to_text(a)} and {A.to_text(b)}")
+        raise self.error(f"{who}: cannot show that the {what} {A.to_text(a)} and {A.to_text(b)} are equal")
+
+    def divisible(self, who: str, n: AExpr, k: AExpr):
+        r = A.mod(n, k)
+        if r == A.ZERO:
+            return
+        if isinstance(r, A.Cst):
+            raise self.error(f"{who}: the length {A.to_text(n)} is not divisible by {A.to_text(k)}")
+        self.constraints.append((r, f"{who}: the length {A.to_text(n)} must be divisible by {A.to_text(k)}"))
+
+    def positive_const(self, who: str, v: AExpr, what: str) -> AExpr:
+        if isinstance(v, A.Cst) and v.value <= 0:
+            raise self.error(f"{who}: {what} must be positive, got {v.value}")
+        return v
+
+    # ------------------------------------------------------------------ expressions
+    def expr(self, e: Expr, env) -> Type:
+        if isinstance(e, Literal):
+            t = e.type
+        elif isinstance(e, Param):
+            if e.name not in env:
+                raise self.error(f"unbound parameter {e.name}")
+            t = env[e.name]
+        elif isinstance(e, FunCall):
+            self.spans.append(e.span)
+            try:
+                argts = [self.expr(a, env) for a in e.args]
+                t = self.fun(e.f, argts, e, env)
+            finally:
+                self.spans.pop()
+        else:
+            raise self.error(f"not an expression: {e!r}")
+        self.types[id(e)] = t
+        return t
+
+    def fun(self, f: FunDecl, argts: List[Type], call: FunCall, env) -> Type:
+        arity = f.arity
+        if len(argts) != arity:
+            name = getattr(f, "name", type(f).__name__)
+            raise self.error(f"{name}: expects {arity} argument(s), got {len(argts)}")
+        if isinstance(f, Lambda):
+            env2 = dict(env)
+            for p, t in zip(f.params, argts):
+                env2[p.name] = t
+                self.types[id(p)] = t
+            return self.expr(f.body, env2)
+        if isinstance(f, UserFun):
+            for k, (pt, at) in enumerate(zip(f.param_types, argts)):
+                if not types_equal(pt, at):
+                    raise self.error(f"user function {f.name}: argument {k + 1} has type {at}, expected {pt}")
+            return f.ret_type
+        if isinstance(f, P.Id):
+            t = argts[0]
+            if not is_value(t):
+                raise self.error(f"id: copies a single value, got {t} (use mapSeq(id) to copy an array)")
+            return t
+        if isinstance(f, P.MapVec):
+            return self.mapvec(f, argts)
+        if isinstance(f, P.ADDRESS_PATTERNS):
+            return self.fun(f.f, argts, call, env)
+        if isinstance(f, P.Map):
+            return self.map(f, argts[0], call, env)
+        if isinstance(f, P.Reduce):
+            return self.reduce(f, argts[0], call, env)
+        if isinstance(f, P.Iterate):
+            return self.iterate(f, argts[0], call, env)
+        if isinstance(f, P.LayoutPattern):
+            return self.layout(f, argts, call, env)
+        raise self.error(f"unknown function {f!r}")
+
+    # ------------------------------------------------------------------ algorithmic patterns
+    def map(self, f: P.Map, t: Type, call: FunCall, env) -> Type:
+        at = self.array(t, f.kind)
+        k = A.fresh_var(LOOP_VAR_NAMES[f.kind], 0, A.sub(at.length, 1))
+        self.loop_vars[id(call)] = k
+        bt = self.fun(f.f, [at.elem_at(k)], call, env)
+        return ArrayType(bt, at.length, k)
+
+    def reduce(self, f: P.Reduce, t: Type, call: FunCall, env) -> Type:
+        at = self.array(t, f.kind)
+        it = self.expr(f.init, env)
+        if not is_value(it):
+            raise self.error(f"{f.kind}: the initial value must be a scalar, vector or tuple, got {it}")
+        k = A.fresh_var(LOOP_VAR_NAMES[f.kind], 0, A.sub(at.length, 1))
+        self.loop_vars[id(call)] = k
+        if f.f.arity != 2:
+            raise self.error(f"{f.kind}: the function must take 2 arguments (accumulator, element)")
+        rt = self.fun(f.f, [it, at.elem_at(k)], call, env)
+        if not types_equal(rt, it):
+            raise self.error(f"{f.kind}: the function returns {rt} but the accumulator has type {it}")
+        return ArrayType(it, 1)
+
+    def iterate(self, f: P.Iterate, t: Type, call: FunCall, env) -> Type:
+        at = self.regular(self.array(t, "iterate"), "iterate")
+        n = self.resolve(f.n, env)
+        if not isinstance(n, A.Cst) or n.value < 0:
+            raise self.error(f"iterate: the number of iterations must be a constant natural, got {A.to_text(n)}")
+        k = n.value
+        self.static[id(call)] = {"n": k}
+        probe = A.Var("size", A.Cst(0), None, -8)
+        bt = self.fun(f.f, [ArrayType(at.elem, probe)], call, env)
+        bt = self.array(bt, "iterate", None)
+        if not types_equal(bt.elem, at.elem) or bt.dependent:
+            raise self.error(f"iterate: the body must map [{at.elem}]n to [{at.elem}]m, got {bt}")
+        step = bt.length
+        if step == probe:
+            self.iterate_info[id(call)] = IterateInfo(None, step, tuple([at.length] * (k + 1)))
+            if k > 0:
+                self.fun(f.f, [at], call, env)
+            return at
+        lengths = [at.length]
+        for _ in range(k):
+            lengths.append(A.subst(step, {probe: lengths[-1]}))
+        body_lengths = lengths[:-1] if k > 0 else lengths
+        lo, hi = _extremes(body_lengths)
+        size = A.fresh_var("size", lo if lo is not None else 0, hi) if hi is not None else \
+            A.Var("size", A.Cst(0), None, A.fresh_var("size", 0, 0).uid)
+        real_step = A.subst(step, {probe: size})
+        self.iterate_info[id(call)] = IterateInfo(size, real_step, tuple(lengths))
+        if k > 0:
+            self.fun(f.f, [ArrayType(at.elem, size)], call, env)
+        return ArrayType(at.elem, lengths[-1])
+
+    def mapvec(self, f: P.MapVec, argts: List[Type]) -> Type:
+        width = None
+        scal = []
+        for k, t in enumerate(argts):
+            if not isinstance(t, VectorType):
+                raise self.error(f"mapVec: argument {k + 1} must be a vector, got {t}")
+            if width is not None and t.width != width:
+                raise self.error(f"mapVec: vector widths differ: {width} and {t.width}")
+            width = t.width
+            scal.append(t.elem)
+        inner = f.f
+        if isinstance(inner, P.Id):
+            return argts[0]
+        if not isinstance(inner, UserFun):
+            raise self.error("mapVec: expects a user function")
+        for k, (pt, st) in enumerate(zip(inner.param_types, scal)):
+            if pt != st:
+                raise self.error(f"mapVec({inner.name}): argument {k + 1} has element type {st}, expected {pt}")
+        if not isinstance(inner.ret_type, ScalarType):
+            raise self.error(f"mapVec({inner.name}): the function must return a scalar")
+        return VectorType(inner.ret_type, width)
+
+    # ------------------------------------------------------------------ layout patterns
+    def layout(self, f: P.LayoutPattern, argts: List[Type], call: FunCall, env) -> Type:
+        st = self.static.setdefault(id(call), {})
+        if isinstance(f, P.Split):
+            at = self.regular(self.array(argts[0], "split"), f"split({A.to_text(f.n)})")
+            n = self.positive_const("split", self.resolve(f.n, env), "the chunk size")
+            st["n"] = n
+            self.divisible(f"split({A.to_text(n)})", at.length, n)
+            return ArrayType(ArrayType(at.elem, n), A.div(at.length, n))
+        if isinstance(f, P.Join):
+            at = self.array(argts[0], "join")
+            k = at.index_var or A.fresh_var("k", 0, A.sub(at.length, 1))
+            inner = self.array(at.elem_at(k), "join")
+            if inner.dependent or k in type_free_vars(inner.elem):
+                raise self.error(f"join: cannot flatten {at}: the element type depends on the position")
+            if A.contains(inner.length, k):
+                return ArrayType(inner.elem, A.sum_over(k, 0, at.length, inner.length))
+            return ArrayType(inner.elem, A.mul(at.length, inner.length))
+        if isinstance(f, (P.Gather, P.Scatter)):
+            at = self.array(argts[0], f.name)
+            if at.dependent:
+                raise self.error(f"{f.name}: cannot permute the position-dependent array {at}")
+            return at
+        if isinstance(f, P.Zip):
+            ats = [self.array(t, "zip", k + 1) for k, t in enumerate(argts)]
+            for a in ats[1:]:
+                self.same_len("zip", ats[0].length, a.length, "array lengths")
+            k = A.fresh_var("k", 0, A.sub(ats[0].length, 1))
+            elems = tuple(a.elem_at(k) for a in ats)
+            return ArrayType(TupleType(elems), ats[0].length, k)
+        if isinstance(f, P.Get):
+            t = argts[0]
+            if not isinstance(t, TupleType):
+                raise self.error(f"get({f.i}): expects a tuple, got {t}")
+            if not 0 <= f.i < len(t.elems):
+                raise self.error(f"get({f.i}): the tuple {t} has {len(t.elems)} components")
+            return t.elems[f.i]
+        if isinstance(f, P.Slide):
+            at = self.regular(self.array(argts[0], "slide"), "slide")
+            size = self.positive_const("slide", self.resolve(f.size, env), "the window size")
+            step = self.positive_const("slide", self.resolve(f.step, env), "the step")
+            st.update(size=size, step=step)
+            count = A.add(A.div(A.sub(at.length, size), step), 1)
+            if A.prove_lt(at.length, size):
+                raise self.error(f"slide({A.to_text(size)}, {A.to_text(step)}): the array of length "
+                                 f"{A.to_text(at.length)} is shorter than the window")
+            return ArrayType(ArrayType(at.elem, size), count)
+        if isinstance(f, P.Pad):
+            at = self.regular(self.array(argts[0], "pad"), "pad")
+            l = self.resolve(f.left, env)
+            r = self.resolve(f.right, env)
+            st.update(left=l, right=r)
+            if isinstance(f.boundary, Literal):
+                if not types_equal(f.boundary.type, at.elem):
+                    raise self.error(f"pad: the boundary value has type {f.boundary.type}, "
+                                     f"the elements have type {at.elem}")
+            elif f.boundary not in P.BOUNDARIES:
+                raise self.error(f"pad: unknown boundary {f.boundary!r}")
+            return ArrayType(at.elem, A.add(at.length, l, r))
+        if isinstance(f, P.Transpose):
+            at = self.regular(self.array(argts[0], "transpose"), "transpose")
+            inner = self.regular(self.array(at.elem, "transpose"), "transpose")
+            return ArrayType(ArrayType(inner.elem, at.length), inner.length)
+        if isinstance(f, P.AsVector):
+            at = self.regular(self.array(argts[0], "asVector"), "asVector")
+            if not isinstance(at.elem, ScalarType):
+                raise self.error(f"asVector({f.width}): expects an array of scalars, got {at}")
+            self.divisible(f"asVector({f.width})", at.length, A.Cst(f.width))
+            return ArrayType(VectorType(at.elem, f.width), A.div(at.length, f.width))
+        if isinstance(f, P.AsScalar):
+            at = self.regular(self.array(argts[0], "asScalar"), "asScalar")
+            if not isinstance(at.elem, VectorType):
+                raise self.error(f"asScalar: expects an array of vectors, got {at}")
+            return ArrayType(at.elem.elem, A.mul(at.length, at.elem.width))
+        if isinstance(f, P.Slice):
+            at = self.regular(self.array(argts[0], "slice"), "slice")
+            start = self.resolve(f.start, env)
+            stop = self.resolve(f.stop, env)
+            st.update(start=start, stop=stop)
+            if A.prove_lt(stop, start):
+                raise self.error(f"slice: the end {A.to_text(stop)} is before the start {A.to_text(start)}")
+            if A.prove_lt(at.length, stop):
+                raise self.error(f"slice: the end {A.to_text(stop)} is beyond the length {A.to_text(at.length)}")
+            return ArrayType(at.elem, A.sub(stop, start))
+        if isinstance(f, P.GatherIdx):
+            it = self.array(argts[0], "gatherIdx", 1)
+            vt = self.regular(self.array(argts[1], "gatherIdx", 2), "gatherIdx")
+            if it.elem != Int:
+                raise self.error(f"gatherIdx: the index array must have type [int]n, got {it}")
+            return ArrayType(vt.elem, it.length)
+        if isinstance(f, P.SplitOffsets):
+            ot = self.array(argts[0], "splitOffsets", 1)
+            vt = self.regular(self.array(argts[1], "splitOffsets", 2), "splitOffsets")
+            if ot.elem != Int:
+                raise self.error(f"splitOffsets: the offsets must have type [int]n, got {ot}")
+            if A.prove_lt(ot.length, 1):
+                raise self.error("splitOffsets: the offsets array must not be empty")
+            offs = call.args[0]
+            name = offs.name if isinstance(offs, Param) else "offsets"
+            ref = ArrayRef(id(offs), name)
+            rows = A.sub(ot.length, 1)
+            k = A.fresh_var("k", 0, A.sub(rows, 1))
+            length = A.sub(A.Lookup(ref, name, A.add(k, 1), 0, vt.length),
+                           A.Lookup(ref, name, k, 0, vt.length))
+            st["ref"] = ref
+            return ArrayType(ArrayType(vt.elem, length), rows, k)
+        if isinstance(f, P.Partition):
+            at = self.regular(self.array(argts[0], "partition"), "partition")
+            n = self.resolve(f.n, env)
+            st["n"] = n
+            k = A.fresh_var("k", 0, A.sub(n, 1))
+            length = self.resolve(f.f.apply(k, n), env)
+            total = A.sum_over(k, 0, n, length)
+            d = A.sub(total, at.length)
+            if isinstance(d, A.Cst) and d.value != 0:
+                raise self.error(f"partition: the row lengths add up to {A.to_text(total)}, "
+                                 f"the array has length {A.to_text(at.length)}")
+            if d != A.ZERO:
+                self.constraints.append((d, f"partition: the row lengths must add up to {A.to_text(at.length)}"))
+            return ArrayType(ArrayType(at.elem, length), n, k)
+        raise self.error(f"unknown layout pattern {f!r}")
+
+
+@dataclass(frozen=True)
+class ArrayRef:
+    """Reference from a ``Lookup`` in a type to the expression holding the array."""
+    node_id: int
+    name: str
+
+    def __repr__(self):
+        return f"ArrayRef({self.name}#{self.node_id})"
+
+
+def _extremes(vals: List[AExpr]):
+    """Symbolic minimum and maximum of a list of lengths (``None`` when not comparable)."""
+    lo = hi = vals[0]
+    for v in vals[1:]:
+        if lo is not None:
+            lo = v if A.prove_le(v, lo) else (lo if A.prove_le(lo, v) else None)
+        if hi is not None:
+            hi = v if A.prove_le(hi, v) else (hi if A.prove_le(v, hi) else None)
+    return lo, hi
+
+
+def program_size_vars(program: Program) -> Tuple[Var, ...]:
+    seen = {}
+    for p in program.params:
+        if p.type is None:
+            continue
+        for v in sorted(type_free_vars(p.type), key=lambda v: v.name):
+            seen.setdefault(v.name, v)
+    return tuple(seen.values())
+
+
+def infer_program(program: Program) -> TypedProgram:
+    """Infer the types of every expression of ``program`` (a fresh copy of it is annotated)."""
+    program = freshen(program)
+    inf = _Inferer()
+    inf.spans.append(program.span)
+    env = {}
+    for p in program.params:
+        if p.type is None:
+            raise LiftTypeError(f"program {program.name}: parameter {p.name} has no type", program.span)
+        env[p.name] = p.type
+        inf.types[id(p)] = p.type
+    inf.expr(program.body, env)
+    return TypedProgram(
+        program=program,
+        types=MappingProxyType(inf.types),
+        loop_vars=MappingProxyType(inf.loop_vars),
+        iterate_info=MappingProxyType(inf.iterate_info),
+        static=MappingProxyType({k: MappingProxyType(v) for k, v in inf.static.items()}),
+        constraints=tuple(inf.constraints),
+        size_vars=program_size_vars(program),
+    )
+
+
+def substitute_sizes(program: Program, sizes: Mapping[str, int]) -> Program:
+    """Replace size variables of the parameter types by constants."""
+    if not sizes:
+        return program
+    vs = {v: A.Cst(int(sizes[v.name])) for v in program_size_vars(program) if v.name in sizes}
+    unknown = set(sizes) - {v.name for v in program_size_vars(program)}
+    if unknown:
+        raise LiftTypeError(f"program {program.name}: unknown size(s) {', '.join(sorted(unknown))}",
+                            program.span)
+    return _subst_program(program, vs)
+
+
+def _subst_program(program: Program, m) -> Program:
+    import dataclasses
+
+    def go(node):
+        if isinstance(node, Param) and node.type is not None:
+            return Param(node.name, subst_type(node.type, m))
+        if not dataclasses.is_dataclass(node) or isinstance(node, (UserFun, type)):
+            return node
+        if not isinstance(node, (Expr, FunDecl, Program)):
+            return node
+        changes = {}
+        for fld in dataclasses.fields(node):
+            v = getattr(node, fld.name)
+            if isinstance(v, (Expr, FunDecl)):
+                changes[fld.name] = go(v)
+            elif isinstance(v, tuple) and any(isinstance(x, (Expr, FunDecl)) for x in v):
+                changes[fld.name] = tuple(go(x) for x in v)
+            elif isinstance(v, A.Expr):
+                changes[fld.name] = A.subst(v, m)
+            elif isinstance(v, P.IndexLambda):
+                changes[fld.name] = P.IndexLambda(v.param, A.subst(v.body, m))
+            elif isinstance(v, P.ReorderStride):
+                changes[fld.name] = P.ReorderStride(A.subst(v.stride, m))
+            elif isinstance(v, P.TransposeIdx):
+                changes[fld.name] = P.TransposeIdx(A.subst(v.n, m), A.subst(v.m, m))
+        return dataclasses.replace(node, **changes)
+
+    return go(program)

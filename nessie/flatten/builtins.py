@@ -1,0 +1,773 @@
+"""Host and lifted (segmented) forms of the NESL builtins for flattening.
+
+Three kinds of builtin:
+
+* **scalar** builtins (arithmetic, comparisons, conversions …): a host primitive when all
+  arguments are uniform, else one ``MAP`` over the context;
+* **native sequence** builtins with a host form (flat SOACs: ``REDUCE``, ``SCAN``, ``PERMUTE`` …)
+  and a lifted form over segmented arrays (``SEG_REDUCE``, ``SEG_SCAN``, ``SEG_PERMUTE`` …);
+* **derived** builtins, defined by a small typed-NESL expansion over the native ones (e.g.
+  ``reverse(s) = {s[#s - 1 - i] : i in [0:#s]}``), which flattening then handles like user code —
+  so their lifted forms come for free and stay work-efficient.
+
+Builtins not listed here are reported as unsupported by the flattening backends (the reference
+interpreter has them all).
+"""
+from __future__ import annotations
+
+import math
+from typing import Optional
+
+from lambda_cu import ir
+from lambda_cu.types import BOOL, CHAR, FLOAT, INT, IntT, FloatT, VecT
+from nessie.types import typed_ast as T
+from nessie.types import types as nt
+
+from . import reps as R
+from .builder import thunk
+from .values import (L, U, VT, Ctx, compose, is_uniform, materialise, pair, scalar_at,
+                     split_pair, uniform_rep)
+
+I = R.I
+A, B_ = ir.Var("a"), ir.Var("b")
+
+# ------------------------------------------------------------------------------ scalars
+# name -> (arity, builder of the GPU/host expression from argument expressions)
+_BIN = {"+": "add", "-": "sub", "*": "mul", "max": "max", "min": "min", "==": "eq", "/=": "ne",
+        "<": "lt", ">": "gt", "<=": "le", ">=": "ge", "and": "and", "or": "or", "xor": "xor",
+        "nor": "nor", "nand": "nand", "lshift": "lshift", "rshift": "rshift", "log": "log",
+        "expt": "expt", "^": "pow"}
+_CHECKED_BIN = {"/": "div", "rem": "rem", "mod": "mod"}
+_UN = {"negate": "neg", "abs": "abs", "not": "not", "sqrt": "sqrt", "ln": "ln", "exp": "exp",
+       "sin": "sin", "cos": "cos", "tan": "tan", "asin": "asin", "acos": "acos", "atan": "atan",
+       "sinh": "sinh", "cosh": "cosh", "tanh": "tanh", "isqrt": "isqrt", "float": "to_float",
+       "char_code": "char_code", "code_char": "code_char"}
+_TO_INT = {"trunc", "round", "floor", "ceil", "btoi"}
+
+
+def _scalar_expr(fl, name: str, args: list, loc, arg_type=None) -> Optional[ir.Exp]:
+    it = fl.tm.int_type
+    first = arg_type.fst if isinstance(arg_type, nt.TPair) else arg_type
+    isf = first is not None and fl.tm.is_base(first) and fl.tm.base(first) == FLOAT
+    zero = lambda e: ir.Const(0.0, FLOAT) if isf else ir.Const(0, it)
+    if name in _BIN:
+        return R.p(_BIN[name], *args)
+    if name in _CHECKED_BIN:
+        return R.p(_CHECKED_BIN[name], *args, loc=loc)
+    if name in _UN:
+        return R.p(_UN[name], *args)
+    if name in _TO_INT:
+        return R.p(name, *args, ty=it)
+    if name == "diff":
+        return R.p("abs", R.p("sub", *args))
+    if name == "plusp":
+        return R.p("gt", args[0], zero(args[0]))
+    if name == "minusp":
+        return R.p("lt", args[0], zero(args[0]))
+    if name == "zerop":
+        return R.p("eq", args[0], zero(args[0]))
+    if name == "oddp":
+        return R.p("ne", R.p("rem", args[0], ir.Const(2, it)), ir.Const(0, it))
+    if name == "evenp":
+        return R.p("eq", R.p("rem", args[0], ir.Const(2, it)), ir.Const(0, it))
+    if name in ("lowercase", "uppercase"):
+        lo, hi, d = ("A", "Z", 32) if name == "lowercase" else ("a", "z", -32)
+        c = args[0]
+        inr = R.p("and", R.p("ge", c, ir.Const(lo, CHAR)), R.p("le", c, ir.Const(hi, CHAR)))
+        moved = R.p("code_char", R.p("add", R.p("char_code", c, ty=INT), ir.Const(d, INT)))
+        return ir.If(inr, moved, c)
+    if name == "select":
+        return ir.If(args[0], args[1], args[2])
+    if name in ("identity", "make_segdes"):
+        return args[0]
+    return None
+
+
+_SCALAR_NAMES = (set(_BIN) | set(_CHECKED_BIN) | set(_UN) | _TO_INT |
+                 {"diff", "plusp", "minusp", "zerop", "oddp", "evenp", "lowercase", "uppercase",
+                  "select", "identity", "make_segdes"})
+
+
+def constant(fl, e: T.ConstRef):
+    it = fl.tm.int_type
+    bits = it.width
+    vals = {"pi": (math.pi, FLOAT), "max_int": (2 ** (bits - 1) - 1, it),
+            "min_int": (-(2 ** (bits - 1)), it), "space": (" ", CHAR), "newline": ("\n", CHAR),
+            "tab": ("\t", CHAR)}
+    v, t = vals[e.name]
+    return U(R.Scalar(ir.Const(v, t), t))
+
+
+def _components(v, n: int) -> list:
+    """Split a right-nested tuple value into ``n`` components."""
+    out = []
+    for _ in range(n - 1):
+        a, v = split_pair(v)
+        out.append(a)
+    out.append(v)
+    return out
+
+
+def _arity(fun_type) -> int:
+    k, t = 1, fun_type.arg
+    while isinstance(t, nt.TPair):
+        k += 1
+        t = t.snd
+    return k
+
+
+def scalar_apply(fl, e: T.Call, args: list, ctx: Optional[Ctx]):
+    """Apply a scalar builtin (host primitive or one MAP)."""
+    b = fl.b
+    loc = _loc(e)
+    rt = fl.tm.base(e.type)
+    if ctx is None or all(is_uniform(a) for a in args):
+        ex = _scalar_expr(fl, e.name, [uniform_rep(a).e for a in args], loc, e.fun_type.arg)
+        return U(R.Scalar(b.bind(ex, rt, "t"), rt))
+    ex = _scalar_expr(fl, e.name, [scalar_at(a, I) for a in args], loc, e.fun_type.arg)
+    return L(R.Vec(R.map_vec(b, ex, ctx.n, rt, "t"), rt), None)
+
+
+def _loc(e) -> Optional[str]:
+    sp = getattr(e, "span", None)
+    return None if sp is None else f"{sp.file}:{sp.line}:{sp.col}"
+
+
+# ------------------------------------------------------------------------------ monoids
+def _monoid(fl, name: str, ty):
+    """(lambda-cu elem type, identity const, op builder) of a reduction/scan."""
+    it = fl.tm.int_type
+    bt = fl.tm.base(ty)
+    isf = isinstance(bt, FloatT)
+    if name in ("sum", "plus_scan", "count"):
+        return bt, ir.Const(0.0 if isf else 0, bt), "add"
+    if name in ("product", "mult_scan"):
+        return bt, ir.Const(1.0 if isf else 1, bt), "mul"
+    if name in ("max_val", "max_scan"):
+        if isf:
+            ident = -math.inf
+        elif bt == CHAR:
+            ident = chr(0)
+        else:
+            ident = -(2 ** (it.width - 1))
+        return bt, ir.Const(ident, bt), "max"
+    if name in ("min_val", "min_scan"):
+        if isf:
+            ident = math.inf
+        elif bt == CHAR:
+            ident = chr(255)
+        else:
+            ident = 2 ** (it.width - 1) - 1
+        return bt, ir.Const(ident, bt), "min"
+    if name in ("any", "or_scan"):
+        return bt, ir.Const(False if bt == BOOL else 0, bt), "or"
+    if name in ("all", "and_scan"):
+        return bt, ir.Const(True if bt == BOOL else -1, bt), "and"
+    if name in ("parity", "xor_scan"):
+        return bt, ir.Const(False if bt == BOOL else 0, bt), "xor"
+    raise KeyError(name)
+
+
+_REDUCTIONS = {"sum", "product", "max_val", "min_val", "any", "all", "parity"}
+_SCANS = {"plus_scan", "mult_scan", "max_scan", "min_scan", "or_scan", "and_scan", "xor_scan"}
+
+
+def _reduce(fl, e, sv, ctx, scan: bool):
+    b = fl.b
+    elem = e.fun_type.arg.elem
+    bt, ident, op = _monoid(fl, e.name, elem)
+    opt = thunk([("a", bt), ("b", bt)], R.p(op, A, B_))
+    if ctx is None or is_uniform(sv):
+        rep = uniform_rep(sv)
+        n = R.length(b, rep)
+        f = thunk([("i", INT)], R.idx(rep.e, I))
+        if scan:
+            r = b.soac(ir.Scan(f, (ident,), opt, n), [VecT(bt)], "scan")[0]
+            res = U(R.Vec(r, bt))
+        else:
+            r = b.soac(ir.Reduce(f, (ident,), opt, n), [bt], "red")[0]
+            res = U(R.Scalar(r, bt))
+        return res if ctx is None else res  # uniform either way
+    seg = materialise(b, sv, ctx, fl.tm, e.fun_type.arg)
+    f = thunk([("i", INT)], R.idx(seg.data.e, I))
+    if scan:
+        r = b.soac(ir.SegScan(f, (ident,), opt, seg.sd), [VecT(bt)], "sscan")[0]
+        return L(R.Seg(seg.sd, R.Vec(r, bt)), None)
+    r = b.soac(ir.SegReduce(f, (ident,), opt, seg.sd), [VecT(bt)], "sred")[0]
+    return L(R.Vec(r, bt), None)
+
+
+def _extreme_index(fl, e, sv, ctx, want_max: bool):
+    """Index of the leftmost maximum / minimum (-1 for an empty sequence)."""
+    b = fl.b
+    bt = fl.tm.base(e.fun_type.arg.elem)
+    x1, i1, x2, i2 = (ir.Var(n) for n in ("x1", "i1", "x2", "i2"))
+    better = R.p("gt" if want_max else "lt", x2, x1)
+    take2 = R.p("or", R.p("lt", i1, R.c_int(0)),
+                R.p("and", R.p("ge", i2, R.c_int(0)), better))
+    op = thunk([("x1", bt), ("i1", INT), ("x2", bt), ("i2", INT)],
+               ir.If(take2, ir.Tuple((x2, i2)), ir.Tuple((x1, i1))))
+    _, ident, _ = _monoid(fl, "max_val" if want_max else "min_val", e.fun_type.arg.elem)
+    if ctx is None or is_uniform(sv):
+        rep = uniform_rep(sv)
+        f = thunk([("i", INT)], ir.Tuple((R.idx(rep.e, I), I)))
+        _, r = b.soac(ir.Reduce(f, (ident, R.c_int(-1)), op, R.length(b, rep)), [bt, INT], "ext")
+        return U(R.Scalar(r, INT))
+    seg = materialise(b, sv, ctx, fl.tm, e.fun_type.arg)
+    local = R.p("sub", I, R.idx(R.offs_of(seg.sd), R.idx(R.ids_of(seg.sd), I)))
+    f = thunk([("i", INT)], ir.Tuple((R.idx(seg.data.e, I), local)))
+    _, r = b.soac(ir.SegReduce(f, (ident, R.c_int(-1)), op, seg.sd), [VecT(bt), VecT(INT)], "ext")
+    return L(R.Vec(r, INT), None)
+
+
+# ------------------------------------------------------------------------------ natives
+def _fail_int(vec: ir.Exp, loc) -> ir.Exp:
+    """A GPU expression that always fails with "Sequence reference out of bounds" at ``loc``."""
+    return R.idx(vec, ir.Const(-1, INT), loc)
+
+
+def elt(fl, e, sv, iv, ctx):
+    b = fl.b
+    loc = _loc(e)
+    elem = e.type
+    if ctx is None or (is_uniform(sv) and is_uniform(iv)):
+        rep = uniform_rep(sv)
+        i = uniform_rep(iv).e
+        return U(_host_elt(fl, rep, i, loc))
+    if is_uniform(sv):
+        rep = uniform_rep(sv)
+        n = R.length(b, rep)
+        return _lifted_select(fl, rep, lambda k: scalar_at(iv, k), None, ctx, loc, n_host=n)
+    # sequence varies per instance: instance k reads element i_k of its own segment
+    seg = sv.rep
+    inst = (lambda k: k) if sv.map is None else (lambda k: R.idx(sv.map, k))
+    return _lifted_select(fl, seg.data, lambda k: scalar_at(iv, k), (seg.sd, inst), ctx, loc)
+
+
+def _lifted_select(fl, rep, ifn, segd, ctx, loc, n_host=None):
+    """Instance k gets element ``i_k`` of ``rep`` (when ``segd`` is None) or of segment
+    ``inst(k)`` of descriptor ``sd`` (``segd = (sd, inst)``); bounds-checked at ``loc``."""
+    b = fl.b
+    i = ifn(I)
+    if segd is None:
+        if isinstance(rep, R.Vec):      # the common gather v[i]: the subscript checks itself
+            return L(R.Vec(R.map_vec(b, R.idx(rep.e, i, loc), ctx.n, rep.elem, "elt"),
+                           rep.elem), None)
+        ln = b.bind(n_host, INT, "n")
+        base = i
+        probe = _probe_vec(b, rep)
+    else:
+        sd, inst = segd
+        ln = R.idx(R.lens_of(sd), inst(I))
+        base = R.p("add", R.idx(R.offs_of(sd), inst(I)), i)
+        probe = b.bind(R.lens_of(sd), VecT(INT), "lens")
+    ok = R.p("and", R.p("ge", i, R.c_int(0)), R.p("lt", i, ln))
+    pos = R.map_vec(b, ir.If(ok, base, _fail_int(probe, loc)), ctx.n, INT, "pos")
+    if isinstance(rep, R.Vec):
+        return L(R.Vec(R.map_vec(b, R.idx(rep.e, R.idx(pos, I)), ctx.n, rep.elem, "elt"),
+                       rep.elem), None)
+    return L(rep, pos)
+
+
+def _probe_vec(b, rep):
+    """Some vector variable of a representation (only subscripted out of range, to fail)."""
+    while isinstance(rep, R.Tup):
+        rep = rep.items[0]
+    if isinstance(rep, R.Vec):
+        return rep.e
+    return b.bind(R.lens_of(rep.sd), VecT(INT), "lens")
+
+
+def _host_elt(fl, rep, i, loc):
+    """Element ``i`` of a host sequence (bounds-checked)."""
+    b = fl.b
+    if isinstance(rep, R.Vec):
+        r = b.soac(ir.Once(thunk([], R.idx(rep.e, i, loc))), [rep.elem], "x")[0]
+        return R.Scalar(r, rep.elem)
+    if isinstance(rep, R.Tup):
+        return R.Tup(tuple(_host_elt(fl, it, i, loc) for it in rep.items))
+    off, ln = b.soac(ir.Once(thunk([], ir.Tuple((R.idx(R.offs_of(rep.sd), i, loc),
+                                                  R.idx(R.lens_of(rep.sd), i, loc))))),
+                     [INT, INT], "x")
+    ix = R.map_vec(b, R.p("add", off, I), ln, INT, "ix")
+    return R.gather(b, rep.data, ix, ln)
+
+
+def length(fl, e, sv, ctx):
+    b = fl.b
+    if ctx is None or is_uniform(sv):
+        return U(R.Scalar(b.bind(R.length(b, uniform_rep(sv)), INT, "len"), INT))
+    seg = sv.rep
+    if isinstance(seg, R.Tup):
+        seg = _first_seg(seg)
+    lens = b.bind(R.lens_of(seg.sd), VecT(INT), "lens")
+    return L(R.Vec(lens, INT), sv.map)
+
+
+def _first_seg(r):
+    while isinstance(r, R.Tup):
+        r = r.items[0]
+    return r
+
+
+def dist(fl, e, av, nv, ctx):
+    b = fl.b
+    elem = e.type.elem
+    if ctx is None or (is_uniform(av) and is_uniform(nv)):
+        n = b.bind(R.p("max", uniform_rep(nv).e, R.c_int(0)), INT, "n")
+        return U(R.replicate(b, uniform_rep(av), n, fl.tm, elem))
+    lens = R.map_vec(b, R.p("max", scalar_at(nv, I), R.c_int(0)), ctx.n, INT, "dlen")
+    sd = R.make_sd(b, lens)
+    total = b.bind(ir.Length(R.ids_of(sd)), INT, "tot")
+    segids = b.bind(R.ids_of(sd), VecT(INT), "segid")
+    data = _at_instances(fl, av, segids, total, ctx, elem)
+    return L(R.Seg(sd, data), None)
+
+
+def _at_instances(fl, v, ix, n, ctx, ty):
+    """Contiguous representation of ``v``'s instance ``ix[k]`` values, ``k < n``."""
+    b = fl.b
+    if is_uniform(v):
+        return R.replicate(b, uniform_rep(v), n, fl.tm, ty)
+    if isinstance(v, VT):
+        t = fl.tm.unfold(ty)
+        return R.Tup((_at_instances(fl, v.fst, ix, n, ctx, t.fst),
+                      _at_instances(fl, v.snd, ix, n, ctx, t.snd)))
+    return R.gather(b, v.rep, compose(b, v.map, ix, n), n)
+
+
+def range_(fl, sv, ev, stv, ctx, loc):
+    b = fl.b
+
+    def count(s, e, st):
+        # max(0, ceil((e - s) / st)) for st > 0, and the mirror for st < 0
+        num = R.p("sub", e, s)
+        pos = R.p("div", R.p("add", num, R.p("sub", st, R.c_int(1))), st, loc=loc)
+        neg = R.p("div", R.p("add", num, R.p("add", st, R.c_int(1))), st, loc=loc)
+        return R.p("max", R.c_int(0), ir.If(R.p("gt", st, R.c_int(0)), pos, neg))
+
+    if ctx is None or all(is_uniform(v) for v in (sv, ev, stv)):
+        s, e, st = (uniform_rep(v).e for v in (sv, ev, stv))
+        n = b.bind(_host_if_expr(count(s, e, st)), INT, "rlen")
+        data = R.map_vec(b, R.p("add", s, R.p("mul", I, st)), n, INT, "rng")
+        return U(R.Vec(data, INT))
+    lens = R.map_vec(b, count(scalar_at(sv, I), scalar_at(ev, I), scalar_at(stv, I)), ctx.n,
+                     INT, "rlen")
+    sd = R.make_sd(b, lens)
+    total = b.bind(ir.Length(R.ids_of(sd)), INT, "tot")
+    k = R.idx(R.ids_of(sd), I)
+    pos = R.p("sub", I, R.idx(R.offs_of(sd), k))
+    data = R.map_vec(b, R.p("add", _at(sv, k), R.p("mul", pos, _at(stv, k))), total, INT, "rng")
+    return L(R.Seg(sd, R.Vec(data, INT)), None)
+
+
+def _host_if_expr(e):
+    return e
+
+
+def _at(v, k):
+    return scalar_at(v, k)
+
+
+def append(fl, e, av, bv, ctx):
+    b = fl.b
+    if ctx is None or (is_uniform(av) and is_uniform(bv)):
+        return U(R.concat(b, [uniform_rep(av), uniform_rep(bv)]))
+    ty = e.fun_type.arg.fst
+    ra = materialise(b, av, ctx, fl.tm, ty)
+    rb = materialise(b, bv, ctx, fl.tm, ty)
+    sda, sdb = _seg_sd(ra), _seg_sd(rb)
+    la, lb = R.lens_of(sda), R.lens_of(sdb)
+    lens = R.map_vec(b, R.p("add", R.idx(la, I), R.idx(lb, I)), ctx.n, INT, "alen")
+    sd = R.make_sd(b, lens)
+    total = b.bind(ir.Length(R.ids_of(sd)), INT, "tot")
+    k = R.idx(R.ids_of(sd), I)
+    pos = R.p("sub", I, R.idx(R.offs_of(sd), k))
+    ina = R.p("lt", pos, R.idx(la, k))
+    which = R.map_vec(b, ir.If(ina, R.c_int(0), R.c_int(1)), total, INT, "aw")
+    src = R.map_vec(b, ir.If(ina, R.p("add", R.idx(R.offs_of(sda), k), pos),
+                             R.p("add", R.idx(R.offs_of(sdb), k), R.p("sub", pos, R.idx(la, k)))),
+                    total, INT, "as")
+    return L(R.Seg(sd, R.combine(b, which, src, total, [_seg_data(ra), _seg_data(rb)])), None)
+
+
+def _seg_sd(r):
+    """Descriptor of a representation of a sequence of sequences (tuples share it)."""
+    if isinstance(r, R.Seg):
+        return r.sd
+    return _seg_sd(r.items[0])
+
+
+def _seg_data(r):
+    if isinstance(r, R.Seg):
+        return r.data
+    return R.Tup(tuple(_seg_data(x) for x in r.items))
+
+
+def _as_seg(r):
+    """View a representation of ``[[t]]`` (tuples of segmented arrays share descriptors) as
+    ``Seg(sd, data)``."""
+    return R.Seg(_seg_sd(r), _seg_data(r))
+
+
+def flatten(fl, e, sv, ctx):
+    b = fl.b
+    if ctx is None or is_uniform(sv):
+        return U(_as_seg(uniform_rep(sv)).data)
+    outer = _as_seg(materialise(b, sv, ctx, fl.tm, e.fun_type.arg))
+    inner = _as_seg(outer.data)
+    add = thunk([("a", INT), ("b", INT)], R.p("add", A, B_))
+    lens = b.soac(ir.SegReduce(thunk([("i", INT)], R.idx(R.lens_of(inner.sd), I)), (R.c_int(0),),
+                               add, outer.sd), [VecT(INT)], "flen")[0]
+    return L(R.Seg(R.make_sd(b, lens), inner.data), None)
+
+
+def partition(fl, e, sv, cv, ctx):
+    b = fl.b
+    loc = _loc(e)
+    msg = "RUNTIME ERROR: Partition counts do not sum to the length of the sequence."
+    if ctx is None or (is_uniform(sv) and is_uniform(cv)):
+        rep = uniform_rep(sv)
+        counts = uniform_rep(cv).e
+        sd = R.make_sd(b, counts, loc)
+        b.effect(ir.Check(R.p("eq", ir.Length(R.ids_of(sd)), R.length(b, rep)), loc or "?", msg))
+        return U(R.Seg(sd, rep))
+    ts = e.fun_type.arg.fst
+    rs = _as_seg(materialise(b, sv, ctx, fl.tm, ts))
+    rc = _as_seg(materialise(b, cv, ctx, fl.tm, e.fun_type.arg.snd))
+    add = thunk([("a", INT), ("b", INT)], R.p("add", A, B_))
+    sums = b.soac(ir.SegReduce(thunk([("i", INT)], R.idx(rc.data.e, I)), (R.c_int(0),), add,
+                               rc.sd), [VecT(INT)], "psum")[0]
+    good = R.map_vec(b, R.p("eq", R.idx(sums, I), R.idx(R.lens_of(rs.sd), I)), ctx.n, BOOL, "pok")
+    ok = b.soac(ir.Reduce(thunk([("i", INT)], R.idx(good, I)), (ir.Const(True, BOOL),),
+                          thunk([("a", BOOL), ("b", BOOL)], R.p("and", A, B_)), ctx.n),
+                [BOOL], "ok")[0]
+    b.effect(ir.Check(ok, loc or "?", msg))
+    inner_sd = R.make_sd(b, rc.data.e, loc)
+    return L(R.Seg(rc.sd, R.Seg(inner_sd, rs.data)), None)
+
+
+def zip_(fl, e, vals, ctx):
+    """zip / zip3: sequences of tuples are tuples of sequences (after a length check)."""
+    b = fl.b
+    loc = _loc(e)
+    msg = "RUNTIME ERROR: Length mismatch in zip."
+    if ctx is None or all(is_uniform(v) for v in vals):
+        reps = [uniform_rep(v) for v in vals]
+        n = R.length(b, reps[0])
+        for r in reps[1:]:
+            b.effect(ir.Check(R.p("eq", n, R.length(b, r)), loc or "?", msg))
+        out = reps[-1]
+        for r in reversed(reps[:-1]):
+            out = R.Tup((r, out))
+        return U(out)
+    tys = [e.fun_type.arg]
+    comps_t = []
+    t = e.fun_type.arg
+    for _ in range(len(vals) - 1):
+        comps_t.append(t.fst)
+        t = t.snd
+    comps_t.append(t)
+    segs = [_as_seg(materialise(b, v, ctx, fl.tm, ty)) for v, ty in zip(vals, comps_t)]
+    for s in segs[1:]:
+        good = R.map_vec(b, R.p("eq", R.idx(R.lens_of(segs[0].sd), I), R.idx(R.lens_of(s.sd), I)),
+                         ctx.n, BOOL, "zok")
+        ok = b.soac(ir.Reduce(thunk([("i", INT)], R.idx(good, I)), (ir.Const(True, BOOL),),
+                              thunk([("a", BOOL), ("b", BOOL)], R.p("and", A, B_)), ctx.n),
+                    [BOOL], "ok")[0]
+        b.effect(ir.Check(ok, loc or "?", msg))
+    out = segs[-1].data
+    for s in reversed(segs[:-1]):
+        out = R.Tup((s.data, out))
+    return L(R.Seg(segs[0].sd, out), None)
+
+
+def unzip(fl, e, sv, ctx):
+    if ctx is None or is_uniform(sv):
+        a, b_ = uniform_rep(sv).items
+        return U(R.Tup((a, b_)))
+    seg = _as_seg(materialise(fl.b, sv, ctx, fl.tm, e.fun_type.arg))
+    a, b_ = seg.data.items
+    return VT(L(R.Seg(seg.sd, a), None), L(R.Seg(seg.sd, b_), None))
+
+
+def permute(fl, e, sv, iv, ctx):
+    """``permute(s, idx)``: ``result[idx[k]] = s[k]`` — computed as the inverse permutation
+    (one PERMUTE of indices, checked) followed by a gather, so any element type works."""
+    b = fl.b
+    loc = _loc(e)
+    if ctx is None or (is_uniform(sv) and is_uniform(iv)):
+        rep = uniform_rep(sv)
+        ix = uniform_rep(iv).e
+        n = R.length_var(b, rep)
+        b.effect(ir.Check(R.p("eq", n, ir.Length(ix)), loc or "?",
+                          "RUNTIME ERROR: Length mismatch in permute."))
+        inv = b.soac(ir.Permute(thunk([("i", INT)], I), thunk([("i", INT)], R.idx(ix, I)), n, loc),
+                     [VecT(INT)], "inv")[0]
+        return U(R.gather(b, rep, inv, n))
+    rs = _as_seg(materialise(b, sv, ctx, fl.tm, e.fun_type.arg.fst))
+    ri = _as_seg(materialise(b, iv, ctx, fl.tm, e.fun_type.arg.snd))
+    total = b.bind(ir.Length(R.ids_of(rs.sd)), INT, "tot")
+    inv = b.soac(ir.SegPermute(thunk([("i", INT)], I), thunk([("i", INT)], R.idx(ri.data.e, I)),
+                               rs.sd, loc), [VecT(INT)], "inv")[0]
+    return L(R.Seg(rs.sd, R.gather(b, rs.data, inv, total)), None)
+
+
+def rank(fl, e, sv, ctx, descending=False, then_permute=False):
+    b = fl.b
+    if ctx is None or is_uniform(sv):
+        rep = uniform_rep(sv)
+        n = R.length_var(b, rep)
+        rk = b.soac(ir.Rank(thunk([("i", INT)], R.idx(rep.e, I)), n, descending), [VecT(INT)],
+                    "rank")[0]
+        if not then_permute:
+            return U(R.Vec(rk, INT))
+        inv = b.soac(ir.Permute(thunk([("i", INT)], I), thunk([("i", INT)], R.idx(rk, I)), n),
+                     [VecT(INT)], "inv")[0]
+        return U(R.gather(b, rep, inv, n))
+    seg = _as_seg(materialise(b, sv, ctx, fl.tm, e.fun_type.arg))
+    rk = b.soac(ir.SegRank(thunk([("i", INT)], R.idx(seg.data.e, I)), seg.sd, descending),
+                [VecT(INT)], "rank")[0]
+    if not then_permute:
+        return L(R.Seg(seg.sd, R.Vec(rk, INT)), None)
+    total = b.bind(ir.Length(R.ids_of(seg.sd)), INT, "tot")
+    inv = b.soac(ir.SegPermute(thunk([("i", INT)], I), thunk([("i", INT)], R.idx(rk, I)), seg.sd),
+                 [VecT(INT)], "inv")[0]
+    return L(R.Seg(seg.sd, R.gather(b, seg.data, inv, total)), None)
+
+
+def write(fl, e, dv, pv, ctx):
+    """``d <- [(i, v), ...]``: a SCATTER into a copy of ``d`` (base element types)."""
+    b = fl.b
+    loc = _loc(e)
+    if ctx is None or (is_uniform(dv) and is_uniform(pv)):
+        d = uniform_rep(dv)
+        ix, vals = uniform_rep(pv).items
+        if not isinstance(d, R.Vec):
+            raise R.FlattenUnsupported("<- on sequences of non-scalar elements")
+        n = R.length(b, ix)
+        r = b.soac(ir.Scatter((d.e,), thunk([("i", INT)], R.idx(vals.e, I)),
+                              thunk([("i", INT)], R.idx(ix.e, I)), n, loc), [VecT(d.elem)], "w")[0]
+        return U(R.Vec(r, d.elem))
+    ds = _as_seg(materialise(b, dv, ctx, fl.tm, e.fun_type.arg.fst))
+    ps = _as_seg(materialise(b, pv, ctx, fl.tm, e.fun_type.arg.snd))
+    if not isinstance(ds.data, R.Vec):
+        raise R.FlattenUnsupported("<- on sequences of non-scalar elements")
+    ix, vals = ps.data.items
+    n = b.bind(ir.Length(R.ids_of(ps.sd)), INT, "tot")
+    k = R.idx(R.ids_of(ps.sd), I)
+    i = R.idx(ix.e, I)
+    ok = R.p("and", R.p("ge", i, R.c_int(0)), R.p("lt", i, R.idx(R.lens_of(ds.sd), k)))
+    probe = b.bind(R.lens_of(ds.sd), VecT(INT), "lens")
+    gi = ir.If(ok, R.p("add", R.idx(R.offs_of(ds.sd), k), i), _fail_int(probe, loc))
+    r = b.soac(ir.Scatter((ds.data.e,), thunk([("i", INT)], R.idx(vals.e, I)),
+                          thunk([("i", INT)], gi), n, loc), [VecT(ds.data.elem)], "w")[0]
+    return L(R.Seg(ds.sd, R.Vec(r, ds.data.elem)), None)
+
+
+# ------------------------------------------------------------------------------ expansions
+_INT = nt.TBase("int")
+_BOOL = nt.TBase("bool")
+
+
+class _X:
+    """Tiny builder of typed-AST expansions."""
+
+    def __init__(self, span):
+        self.span = span
+        self.k = 0
+
+    def var(self, name, ty):
+        return T.Var(name, ty, self.span)
+
+    def lit(self, v, ty=_INT):
+        return T.Lit(v, ty, self.span)
+
+    def call(self, name, res, *args):
+        arg = args[-1]
+        for a in reversed(args[:-1]):
+            arg = T.Pair(a, arg, nt.TPair(a.type, arg.type), self.span)
+        return T.Call(name, T.BUILTIN, arg, nt.TFun(arg.type, res), res, self.span)
+
+    def ate(self, body, gens, filt=None):
+        g = tuple(T.Gen(T.PVar(n, s.type.elem, self.span), s, self.span) for n, s in gens)
+        return T.ApplyToEach(body, g, filt, nt.TSeq(body.type), self.span)
+
+    def rng(self, s, e):
+        return T.Range(s, e, self.lit(1), nt.TSeq(_INT), self.span)
+
+    def length(self, s):
+        return self.call("#", _INT, s)
+
+    def elt(self, s, i):
+        return self.call("elt", s.type.elem, s, i)
+
+    def pair(self, a, b):
+        return T.Pair(a, b, nt.TPair(a.type, b.type), self.span)
+
+    def fresh(self):
+        self.k += 1
+        return f"%x{self.k}"
+
+
+def _expand(fl, e, args: list, env: dict, ctx):
+    """Translate derived builtins through a typed-NESL expansion; ``args`` are the already
+    evaluated argument values, bound to fresh names so nothing is evaluated twice."""
+    name = e.name
+    x = _X(e.span)
+    arg_types = _components_t(e.fun_type.arg, len(args))
+    env2 = dict(env)
+    vs = []
+    for v, t in zip(args, arg_types):
+        nm = x.fresh()
+        env2[nm] = v
+        vs.append(x.var(nm, t))
+    i = x.var("%i", _INT)
+    res = e.type
+
+    def seqof(body, idx_src, filt=None, var="%i"):
+        return x.ate(body, [(var, idx_src)], filt)
+
+    s = vs[0]
+    if name in ("->", "read", "get"):
+        ex = x.ate(x.elt(s, x.var("%j", _INT)), [("%j", vs[1])])
+    elif name == "reverse":
+        n = x.length(s)
+        ex = seqof(x.elt(s, x.call("-", _INT, x.call("-", _INT, n, x.lit(1)), i)), x.rng(x.lit(0), n))
+    elif name == "take":
+        ex = seqof(x.elt(s, i), x.rng(x.lit(0), vs[1]))
+    elif name == "drop":
+        ex = seqof(x.elt(s, i), x.rng(vs[1], x.length(s)))
+    elif name == "subseq":
+        ex = seqof(x.elt(s, i), x.rng(vs[1], vs[2]))
+    elif name == "rotate":
+        n = x.length(s)
+        ex = seqof(x.elt(s, x.call("mod", _INT, x.call("-", _INT, i, vs[1]), n)), x.rng(x.lit(0), n))
+    elif name == "odd_elts":
+        ex = seqof(x.elt(s, x.call("+", _INT, x.call("*", _INT, x.lit(2), i), x.lit(1))),
+                   x.rng(x.lit(0), x.call("/", _INT, x.length(s), x.lit(2))))
+    elif name == "even_elts":
+        ex = seqof(x.elt(s, x.call("*", _INT, x.lit(2), i)),
+                   x.rng(x.lit(0), x.call("/", _INT, x.call("+", _INT, x.length(s), x.lit(1)),
+                                           x.lit(2))))
+    elif name == "interleave":
+        a, bb = vs
+        half = x.call("/", _INT, i, x.lit(2))
+        body = T.If(x.call("evenp", _BOOL, i), x.elt(a, half), x.elt(bb, half), s.type.elem, e.span)
+        ex = seqof(body, x.rng(x.lit(0), x.call("+", _INT, x.length(a), x.length(bb))))
+    elif name == "cons":
+        ex = x.call("++", res, T.SeqLit((vs[0],), res, e.span), vs[1])
+    elif name == "snoc":
+        ex = x.call("++", res, vs[0], T.SeqLit((vs[1],), res, e.span))
+    elif name == "head_rest":
+        ex = x.pair(x.elt(s, x.lit(0)), x.call("drop", s.type, s, x.lit(1)))
+    elif name == "rest_tail":
+        last = x.call("-", _INT, x.length(s), x.lit(1))
+        ex = x.pair(x.call("take", s.type, s, last), x.elt(s, last))
+    elif name == "count":
+        ex = x.call("sum", _INT, seqof(x.call("btoi", _INT, x.var("%f", _BOOL)), s, var="%f"))
+    elif name == "pack":
+        et = s.type.elem
+        v, f = x.var("%v", et.fst), x.var("%f", _BOOL)
+        g = T.Gen(T.PPair(T.PVar("%v", et.fst, e.span), T.PVar("%f", _BOOL, e.span), et, e.span),
+                  s, e.span)
+        ex = T.ApplyToEach(v, (g,), f, nt.TSeq(et.fst), e.span)
+    elif name == "pack_index":
+        f = x.var("%f", _BOOL)
+        ex = x.ate(i, [("%i", x.rng(x.lit(0), x.length(s))), ("%f", s)], f)
+    elif name == "split":
+        v, f = x.var("%v", s.type.elem), x.var("%f", _BOOL)
+        no = x.ate(v, [("%v", s), ("%f", vs[1])], x.call("not", _BOOL, f))
+        yes = x.ate(v, [("%v", s), ("%f", vs[1])], f)
+        ex = T.SeqLit((no, yes), res, e.span)
+    elif name == "index":
+        ex = x.rng(x.lit(0), vs[0])
+    elif name == "iseq":
+        ex = T.Range(vs[0], vs[2], vs[1], nt.TSeq(_INT), e.span)
+    elif name == "rep":
+        v = x.var("%v", s.type.elem)
+        body = T.If(x.call("==", _BOOL, i, vs[2]), vs[1], v, s.type.elem, e.span)
+        chk = x.elt(s, vs[2])   # bounds check of the index, as the original
+        ex = T.Let(T.PWild(chk.type, e.span), chk,
+                   x.ate(body, [("%v", s), ("%i", x.rng(x.lit(0), x.length(s)))]), res, e.span)
+    elif name == "put":
+        ex = x.call("<-", res, vs[2], x.call("zip", nt.TSeq(nt.TPair(_INT, s.type.elem)), vs[1], s))
+    elif name == "zip3":
+        ex = x.call("zip", res, vs[0], x.call("zip", nt.TSeq(nt.TPair(vs[1].type.elem,
+                                                                       vs[2].type.elem)),
+                                              vs[1], vs[2]))
+    elif name == "kth_smallest":
+        ex = x.elt(x.call("sort", s.type, s), vs[1])
+    elif name == "nest":
+        ex = x.call("partition", res, vs[0], vs[1])
+    elif name == "first":
+        return args[0]
+    else:
+        raise R.FlattenUnsupported(f"the builtin {name!r} is not supported by the flattening "
+                                   f"backends yet (use --backend interp)")
+    return fl.tr(ex, env2, ctx)
+
+
+def _components_t(t, n: int) -> list:
+    out = []
+    for _ in range(n - 1):
+        out.append(t.fst)
+        t = t.snd
+    out.append(t)
+    return out
+
+
+_EXPANDED = {"->", "read", "get", "reverse", "take", "drop", "subseq", "rotate", "odd_elts",
+             "even_elts", "interleave", "cons", "snoc", "head_rest", "rest_tail", "count", "pack",
+             "pack_index", "split", "index", "iseq", "rep", "put", "zip3", "kth_smallest", "nest"}
+
+
+# ------------------------------------------------------------------------------ dispatch
+def apply(fl, e: T.Call, argv, env: dict, ctx: Optional[Ctx]):
+    name = e.name
+    if name in _SCALAR_NAMES:
+        return scalar_apply(fl, e, _components(argv, _arity(e.fun_type)), ctx)
+    if name == "first":
+        return _components(argv, 2)[0] if _arity(e.fun_type) == 2 else split_pair(argv)[0]
+    if name in _REDUCTIONS:
+        return _reduce(fl, e, argv, ctx, scan=False)
+    if name in _SCANS:
+        return _reduce(fl, e, argv, ctx, scan=True)
+    if name in ("max_index", "min_index"):
+        return _extreme_index(fl, e, argv, ctx, name == "max_index")
+    if name in ("#", "length"):
+        return length(fl, e, argv, ctx)
+    if name == "elt":
+        s, i = split_pair(argv)
+        return elt(fl, e, s, i, ctx)
+    if name == "dist":
+        a, n = split_pair(argv)
+        return dist(fl, e, a, n, ctx)
+    if name in ("++", "append"):
+        a, b_ = split_pair(argv)
+        return append(fl, e, a, b_, ctx)
+    if name == "flatten":
+        return flatten(fl, e, argv, ctx)
+    if name == "partition":
+        s, c = split_pair(argv)
+        return partition(fl, e, s, c, ctx)
+    if name == "zip":
+        return zip_(fl, e, list(split_pair(argv)), ctx)
+    if name == "unzip":
+        return unzip(fl, e, argv, ctx)
+    if name == "permute":
+        s, i = split_pair(argv)
+        return permute(fl, e, s, i, ctx)
+    if name in ("rank", "rank_down"):
+        return rank(fl, e, argv, ctx, descending=(name == "rank_down"))
+    if name == "sort":
+        if not fl.tm.is_base(e.type.elem):
+            raise R.FlattenUnsupported("sort of non-scalar elements")
+        return rank(fl, e, argv, ctx, then_permute=True)
+    if name in ("<-", "write"):
+        d, pv = split_pair(argv)
+        return write(fl, e, d, pv, ctx)
+    if name in _EXPANDED:
+        return _expand(fl, e, _components(argv, _arity(e.fun_type)), env, ctx)
+    raise R.FlattenUnsupported(f"the builtin {name!r} is not supported by the flattening backends "
+                               f"yet (use --backend interp)")

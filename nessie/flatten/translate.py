@@ -1,0 +1,525 @@
+"""Blelloch flattening of monomorphic typed NESL into λcu.
+
+Entry point: :func:`flatten_program`.  The translation is *context-directed*: each expression is
+translated either on the host (``ctx is None``) or in a flat parallel context
+(:class:`~nessie.flatten.values.Ctx`), producing an abstract value (:mod:`nessie.flatten.values`).
+
+* An apply-to-each opens a context whose instances are the elements of its generators: on the
+  host, the elements of a sequence; inside a context, the elements of every instance's sequence,
+  concatenated (a segmented array), so that contexts never nest — the depth of nesting lives in
+  segment descriptors.  Free variables enter the new context through an index map (their
+  data is not copied); uniform values stay on the host.
+* A conditional whose condition varies across the context partitions the context, evaluates
+  each branch only on its part and only if that part is non-empty, and merges the results
+  (:func:`nessie.flatten.reps.combine`).  This is what makes recursion terminate.
+* A user function called in a context is called in its *lifted* form: one CPU-level λcu function
+  per (function, which-arguments-are-uniform) pair, taking the context size and the arguments'
+  representations.  Recursion stays on the CPU: the lifted function calls itself on smaller
+  contexts.
+* Builtins have a host form and a lifted (segmented) form (:mod:`nessie.flatten.builtins`).
+* Every code path runs only in non-empty contexts, so computations on uniform values can be done
+  once on the host ("hoisted") without raising errors the source program would not raise.
+
+One single-SOAC kernel is created per data-parallel operation (shared when identical); fusion is
+a later, separate stage.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from lambda_cu import ir
+from lambda_cu.types import BOOL, INT, IntT, Type, VecT, tuple_of
+from nessie.types import typed_ast as T
+from nessie.types import types as nt
+
+from . import reps as R
+from .builder import Builder, thunk
+from .values import (L, U, VT, Ctx, compose, is_uniform, materialise, pair, reindex_env,
+                     scalar_at, split_pair, uniform_rep)
+
+
+@dataclass(frozen=True)
+class TopItem:
+    """How a λcu main binding maps back to a NESL top-level item (for printing results)."""
+    kind: str              # "fun", "val", "exp", "data", "set"
+    names: tuple           # bound names (val), function name (fun), () otherwise
+    type: object           # NESL type of the value (val/exp) or function type (fun)
+    leaves: tuple          # λcu variable names holding the value's leaves (val/exp)
+    item: object           # the typed item
+
+
+@dataclass(frozen=True)
+class FlatProgram:
+    """A flattened program: the λcu program plus the map from its main bindings to the NESL
+    top-level items."""
+    program: ir.Program
+    items: tuple
+    typemap: object
+
+
+def loc_of(node) -> Optional[str]:
+    sp = getattr(node, "span", None)
+    if sp is None:
+        return None
+    return f"{sp.file}:{sp.line}:{sp.col}"
+
+
+class Flattener:
+    def __init__(self, mono: T.TypedProgram, int_bits: int = 32) -> None:
+        self.mono = mono
+        self.b = Builder(IntT(int_bits))
+        datatypes = {}
+        self.fundefs: dict[str, T.FunDef] = {}
+        for it in mono.items:
+            if isinstance(it, T.DataDef):
+                datatypes[it.name] = (tuple(getattr(p, "id", p) for p in it.params), it.arg_type)
+            elif isinstance(it, T.FunDef):
+                self.fundefs[it.name] = it
+        self.tm = R.TypeMap(datatypes, IntT(int_bits))
+        self.globals: dict[str, U] = {}
+        self.functions: dict[str, ir.Function] = {}
+        self._in_progress: set[str] = set()
+        from . import builtins as B
+        self.B = B
+
+    # ------------------------------------------------------------------------- program
+    def run(self) -> FlatProgram:
+        main: list[ir.Bind] = []
+        items: list[TopItem] = []
+        for it in self.mono.items:
+            if isinstance(it, T.FunDef):
+                self.unlifted(it.name)
+                items.append(TopItem("fun", (it.orig_name or it.name,), it.fun_type, (), it))
+            elif isinstance(it, (T.ValBind, T.ExpItem)):
+                self.b.open_block()
+                v = self.tr(it.exp, {}, None)
+                rep = uniform_rep(v)
+                lv = R.leaves(rep)
+                tys = self.tm.value_leaf_types(it.exp.type)
+                blk = self.b.close_block(lv[0] if len(lv) == 1 else ir.Tuple(tuple(lv)))
+                names = T.pattern_vars(it.pattern) if isinstance(it, T.ValBind) else ["it"]
+                gvars = [self.b.fresh("it" if isinstance(it, T.ExpItem) else "g", t) for t in tys]
+                main.append(ir.Bind(tuple(ir.Param(v_, t) for v_, t in zip(gvars, tys)), blk))
+                grep = self.tm.value_from_leaves(it.exp.type, list(gvars))
+                if isinstance(it, T.ValBind):
+                    env: dict = {}
+                    self.bind_pattern(it.pattern, U(grep), env)
+                    self.globals.update(env)
+                else:
+                    self.globals["it"] = U(grep)
+                items.append(TopItem("val" if isinstance(it, T.ValBind) else "exp", tuple(names),
+                                     it.exp.type, tuple(g.name for g in gvars), it))
+            elif isinstance(it, T.DataDef):
+                items.append(TopItem("data", (it.name,), None, (), it))
+            else:
+                items.append(TopItem("set", (), None, (), it))
+        prog = ir.Program(tuple(self.b.kernels), tuple(self.functions.values()), tuple(main))
+        return FlatProgram(prog, tuple(items), self.tm)
+
+    # ------------------------------------------------------------------------- functions
+    def fname(self, name: str, suffix: str = "") -> str:
+        base = "".join(c if c.isalnum() or c == "_" else "_" for c in name)
+        return base + suffix
+
+    def unlifted(self, name: str) -> str:
+        fn = self.fname(name)
+        if fn in self.functions or fn in self._in_progress:
+            return fn
+        fd = self.fundefs[name]
+        self._in_progress.add(fn)
+        ptype = fd.fun_type.arg
+        ptys = self.tm.value_leaf_types(ptype)
+        pvars = [self.b.fresh("a", t) for t in ptys]
+        env: dict = {}
+        self.bind_pattern(fd.param, U(self.tm.value_from_leaves(ptype, list(pvars))), env)
+        self.b.open_block()
+        v = self.tr(fd.body, env, None)
+        lv = R.leaves(uniform_rep(v))
+        rtys = self.tm.value_leaf_types(fd.fun_type.result)
+        blk = self.b.close_block(lv[0] if len(lv) == 1 else ir.Tuple(tuple(lv)))
+        self.functions[fn] = ir.Function(fn, tuple(ir.Param(p, t) for p, t in zip(pvars, ptys)),
+                                         tuple_of(rtys), blk)
+        self._in_progress.discard(fn)
+        return fn
+
+    @staticmethod
+    def pattern_components(p) -> list:
+        if isinstance(p, T.PPair):
+            return Flattener.pattern_components(p.fst) + Flattener.pattern_components(p.snd)
+        return [p]
+
+    def split_by_pattern(self, p, v) -> list:
+        if isinstance(p, T.PPair):
+            a, b = split_pair(v)
+            return self.split_by_pattern(p.fst, a) + self.split_by_pattern(p.snd, b)
+        return [v]
+
+    def lifted(self, name: str, mask: str) -> str:
+        fn = self.fname(name, "_" + mask)
+        if fn in self.functions or fn in self._in_progress:
+            return fn
+        fd = self.fundefs[name]
+        self._in_progress.add(fn)
+        comps = self.pattern_components(fd.param)
+        n = self.b.fresh("n", INT)
+        params = [ir.Param(n, INT)]
+        env: dict = {}
+        for pat, m in zip(comps, mask):
+            if m == "U":
+                tys = self.tm.value_leaf_types(pat.type)
+                vs = [self.b.fresh("a", t) for t in tys]
+                val = U(self.tm.value_from_leaves(pat.type, list(vs)))
+            else:
+                tys = self.tm.seq_leaf_types(pat.type)
+                vs = [self.b.fresh("as", t) for t in tys]
+                val = L(self.tm.seq_from_leaves(pat.type, list(vs)), None)
+            params += [ir.Param(v, t) for v, t in zip(vs, tys)]
+            self.bind_pattern(pat, val, env)
+        ctx = Ctx(n)
+        self.b.open_block()
+        v = self.tr(fd.body, env, ctx)
+        rep = materialise(self.b, v, ctx, self.tm, fd.fun_type.result)
+        lv = R.leaves(rep)
+        rtys = self.tm.seq_leaf_types(fd.fun_type.result)
+        blk = self.b.close_block(lv[0] if len(lv) == 1 else ir.Tuple(tuple(lv)))
+        self.functions[fn] = ir.Function(fn, tuple(params), tuple_of(rtys), blk)
+        self._in_progress.discard(fn)
+        return fn
+
+    def call_user(self, e: T.Call, argv, ctx: Optional[Ctx]):
+        fd = self.fundefs[e.name]
+        if ctx is None or is_uniform(argv):
+            fn = self.unlifted(e.name)
+            args = R.leaves(uniform_rep(argv))
+            rtys = self.tm.value_leaf_types(e.type)
+            outs = self.b.bind_many(ir.Call(fn, tuple(args)), rtys, "call")
+            return U(self.tm.value_from_leaves(e.type, list(outs)))
+        comps = self.pattern_components(fd.param)
+        vals = self.split_by_pattern(fd.param, argv)
+        mask = "".join("U" if is_uniform(v) else "L" for v in vals)
+        fn = self.lifted(e.name, mask)
+        args: list = [ctx.n]
+        for pat, v in zip(comps, vals):
+            if is_uniform(v):
+                args += R.leaves(uniform_rep(v))
+            else:
+                args += R.leaves(materialise(self.b, v, ctx, self.tm, pat.type))
+        rtys = self.tm.seq_leaf_types(e.type)
+        outs = self.b.bind_many(ir.Call(fn, tuple(args)), rtys, "lcall")
+        return L(self.tm.seq_from_leaves(e.type, list(outs)), None)
+
+    # ------------------------------------------------------------------------- patterns
+    def bind_pattern(self, p, v, env: dict) -> None:
+        if isinstance(p, T.PVar):
+            env[p.name] = v
+        elif isinstance(p, T.PWild):
+            pass
+        elif isinstance(p, T.PPair):
+            a, b = split_pair(v)
+            self.bind_pattern(p.fst, a, env)
+            self.bind_pattern(p.snd, b, env)
+        elif isinstance(p, T.PCon):
+            self.bind_pattern(p.arg, v, env)
+        else:
+            raise TypeError(f"unknown pattern {p!r}")
+
+    # ------------------------------------------------------------------------- expressions
+    def tr(self, e, env: dict, ctx: Optional[Ctx]):
+        m = getattr(self, "tr_" + type(e).__name__)
+        return m(e, env, ctx)
+
+    def tr_Lit(self, e, env, ctx):
+        t = self.tm.base(e.type)
+        return U(R.Scalar(ir.Const(e.value, t), t))
+
+    def tr_ConstRef(self, e, env, ctx):
+        return self.B.constant(self, e)
+
+    def tr_StringLit(self, e, env, ctx):
+        from lambda_cu.types import CHAR
+        elems = tuple(ir.Const(ch, CHAR) for ch in e.value)
+        v = self.b.bind(ir.VecLit(elems, CHAR), VecT(CHAR), "str")
+        return U(R.Vec(v, CHAR))
+
+    def tr_Var(self, e, env, ctx):
+        return env[e.name]
+
+    def tr_GlobalVar(self, e, env, ctx):
+        return self.globals[e.name]
+
+    def tr_Pair(self, e, env, ctx):
+        return pair(self.tr(e.fst, env, ctx), self.tr(e.snd, env, ctx))
+
+    def tr_Let(self, e, env, ctx):
+        v = self.tr(e.bound, env, ctx)
+        env2 = dict(env)
+        self.bind_pattern(e.pattern, v, env2)
+        return self.tr(e.body, env2, ctx)
+
+    def tr_Call(self, e, env, ctx):
+        argv = self.tr(e.arg, env, ctx)
+        if e.kind == T.USER:
+            return self.call_user(e, argv, ctx)
+        if e.kind == T.CONSTRUCTOR:
+            return argv
+        return self.B.apply(self, e, argv, env, ctx)
+
+    def tr_Time(self, e, env, ctx):
+        raise R.FlattenUnsupported("time(...) is not supported by the flattening backends yet")
+
+    def tr_SeqLit(self, e, env, ctx):
+        vals = [self.tr(x, env, ctx) for x in e.elems]
+        elem = e.type.elem
+        if ctx is None or all(is_uniform(v) for v in vals):
+            reps = [uniform_rep(v) for v in vals]
+            if all(_scalars_only(r) for r in reps):
+                return U(self.host_vector(reps, elem))
+            reps = [self.single(r, elem) for r in reps]
+            return U(R.concat(self.b, reps))
+        # lifted: every instance builds a sequence of len(vals) elements (interleaved)
+        k = len(vals)
+        reps = [materialise(self.b, v, ctx, self.tm, elem) for v in vals]
+        lens = R.map_vec(self.b, R.c_int(k), ctx.n, INT, "llen")
+        sd = R.make_sd(self.b, lens)
+        total = self.b.bind(ir.Length(R.ids_of(sd)), INT, "tot")
+        which = R.map_vec(self.b, R.p("rem", R.I, R.c_int(k)), total, INT, "lw")
+        src = R.map_vec(self.b, R.p("div", R.I, R.c_int(k)), total, INT, "ls")
+        return L(R.Seg(sd, R.combine(self.b, which, src, total, reps)), None)
+
+    def host_vector(self, reps, elem) -> R.Rep:
+        """A sequence literal of host scalars (or tuples of them): one vector literal per leaf."""
+        t = self.tm.unfold(elem)
+        if isinstance(t, nt.TPair):
+            return R.Tup((self.host_vector([r.items[0] for r in reps], t.fst),
+                          self.host_vector([r.items[1] for r in reps], t.snd)))
+        bt = self.tm.base(t)
+        v = self.b.bind(ir.VecLit(tuple(r.e for r in reps), bt), VecT(bt), "lit")
+        return R.Vec(v, bt)
+
+    def single(self, rep: R.Rep, elem) -> R.Rep:
+        """The one-element sequence ``[v]`` of a host value."""
+        return R.replicate(self.b, rep, R.c_int(1), self.tm, elem)
+
+    def tr_EmptySeq(self, e, env, ctx):
+        return U(R.empty_seq(self.b, self.tm, e.type.elem))
+
+    def tr_Range(self, e, env, ctx):
+        s = self.tr(e.start, env, ctx)
+        en = self.tr(e.end, env, ctx)
+        st = self.tr(e.stride, env, ctx)
+        return self.B.range_(self, s, en, st, ctx, loc_of(e))
+
+    # ------------------------------------------------------------------------- if
+    def _branch(self, e, env, ctx):
+        """Translate ``e`` in a fresh block; returns (value, binds)."""
+        self.b.open_block()
+        v = self.tr(e, env, ctx)
+        blk = self.b.close_block(ir.Tuple(()))
+        return v, blk.binds
+
+    def host_if(self, cond: ir.Exp, then_fn, else_fn, ty, ctx: Optional[Ctx]):
+        """``if cond then ... else ...`` on the host; ``then_fn``/``else_fn`` produce values.
+        Results are uniform if both are (else materialised in ``ctx``)."""
+        self.b.open_block()
+        v1 = then_fn()
+        b1 = self.b.close_block(ir.Tuple(())).binds
+        return self._host_if(cond, v1, b1, else_fn, ty, ctx)
+
+    def _host_if(self, cond, v1, b1, else_fn, ty, ctx):
+        self.b.open_block()
+        v2 = else_fn()
+        b2 = self.b.close_block(ir.Tuple(())).binds
+        uniform = ctx is None or (is_uniform(v1) and is_uniform(v2))
+
+        def finish(v, binds):
+            self.b._blocks.append(list(binds))
+            if uniform:
+                lv = R.leaves(uniform_rep(v))
+            else:
+                lv = R.leaves(materialise(self.b, v, ctx, self.tm, ty))
+            return self.b.close_block(lv[0] if len(lv) == 1 else ir.Tuple(tuple(lv)))
+
+        blk1 = finish(v1, b1)
+        blk2 = finish(v2, b2)
+        if uniform:
+            tys = self.tm.value_leaf_types(ty)
+            outs = self.b.bind_many(ir.If(cond, blk1, blk2), tys, "ifv")
+            return U(self.tm.value_from_leaves(ty, list(outs)))
+        tys = self.tm.seq_leaf_types(ty)
+        outs = self.b.bind_many(ir.If(cond, blk1, blk2), tys, "ifv")
+        return L(self.tm.seq_from_leaves(ty, list(outs)), None)
+
+    def guarded(self, n: ir.Exp, run_fn, ty, ctx: Ctx):
+        """Run ``run_fn`` (code for a context of ``n`` instances) only when ``n > 0`` — unless
+        the code it emits is harmless on an empty context (kernels only, no host-side
+        operation that can fail or recurse), in which case it runs unguarded so that its
+        kernels stay in the enclosing control region (fusion works per region)."""
+        self.b.open_block()
+        v1 = run_fn()
+        b1 = self.b.close_block(ir.Tuple(())).binds
+        if self._safe_on_empty(b1):
+            self.b._blocks[-1].extend(b1)
+            return v1
+        return self._host_if(R.p("gt", n, R.c_int(0)), v1, b1,
+                             lambda: L(R.empty_seq(self.b, self.tm, ty), None), ty, ctx)
+
+    def _safe_on_empty(self, binds) -> bool:
+        kernels = {k.name: k for k in self.b.kernels}
+        for bd in binds:
+            rhs = bd.rhs
+            if isinstance(rhs, ir.Run):
+                k = kernels[rhs.kernel]
+                if any(isinstance(kb.soac, ir.Once) for kb in k.binds):
+                    return False
+            elif isinstance(rhs, ir.PrimOp):
+                if rhs.loc is not None:
+                    return False
+            elif isinstance(rhs, ir.MakeSegDes):
+                if rhs.loc is not None:
+                    return False
+            elif isinstance(rhs, (ir.Length, ir.SegVec, ir.VecLit, ir.Var, ir.Const, ir.Tuple,
+                                  ir.Proj)):
+                pass
+            else:
+                return False
+        return True
+
+    def tr_If(self, e, env, ctx):
+        c = self.tr(e.cond, env, ctx)
+        if ctx is None or is_uniform(c):
+            ce = uniform_rep(c).e
+            return self.host_if(ce, lambda: self.tr(e.then, env, ctx),
+                                lambda: self.tr(e.else_, env, ctx), e.type, ctx)
+        # the condition varies: split the context
+        b = self.b
+        flags = materialise(b, c, ctx, self.tm, e.cond.type).e
+        kept, rej = b.soac(ir.Partition(thunk([("i", INT)], R.I),
+                                        thunk([("x", INT)], R.idx(flags, ir.Var("x"))), ctx.n),
+                           [VecT(INT), VecT(INT)], "part")
+        nt_ = b.bind(ir.Length(kept), INT, "nt")
+        nf_ = b.bind(ir.Length(rej), INT, "nf")
+        rep_t = self.branch_on(e.then, env, kept, nt_, e.type)
+        rep_f = self.branch_on(e.else_, env, rej, nf_, e.type)
+        # merge: instance k takes its value from the branch it went to
+        bt = R.p("btoi", R.idx(flags, R.I), ty=INT)
+        ranks = b.soac(ir.Scan(thunk([("i", INT)], bt), (R.c_int(0),),
+                               thunk([("a", INT), ("b", INT)], R.p("add", ir.Var("a"), ir.Var("b"))),
+                               ctx.n), [VecT(INT)], "rank")[0]
+        which = R.map_vec(b, ir.If(R.idx(flags, R.I), R.c_int(0), R.c_int(1)), ctx.n, INT, "which")
+        src = R.map_vec(b, ir.If(R.idx(flags, R.I), R.idx(ranks, R.I),
+                                 R.p("sub", R.I, R.idx(ranks, R.I))), ctx.n, INT, "src")
+        return L(R.combine(b, which, src, ctx.n, [rep_t, rep_f]), None)
+
+    def branch_on(self, e, env, sel: ir.Exp, n: ir.Exp, ty) -> R.Rep:
+        """Evaluate ``e`` on the sub-context selected by ``sel`` (``n`` instances), only if
+        ``n > 0``; returns the contiguous result (length ``n``)."""
+        sub = Ctx(n)
+
+        def run():
+            env2 = reindex_env(self.b, env, sel, n)
+            return self.tr(e, env2, sub)
+
+        v = self.guarded(n, run, ty, sub)
+        return materialise(self.b, v, sub, self.tm, ty)
+
+    # ------------------------------------------------------------------------- apply-to-each
+    def tr_ApplyToEach(self, e, env, ctx):
+        b = self.b
+        srcs = [self.tr(g.source, env, ctx) for g in e.gens]
+        loc = loc_of(e)
+        if ctx is None:
+            reps = [uniform_rep(v) for v in srcs]
+            n = R.length_var(b, reps[0])
+            for r in reps[1:]:
+                b.effect(ir.Check(R.p("eq", n, R.length(b, r)), loc or "?",
+                                  "RUNTIME ERROR: Length mismatch in an apply-to-each."))
+            inner = Ctx(n)
+            env2 = dict(env)
+            for g, r in zip(e.gens, reps):
+                self.bind_pattern(g.pattern, L(r, None), env2)
+            data = self.body_in(e, env2, inner)
+            return U(data[1])
+        # lifted: each instance iterates over its own sequence(s)
+        segs = []
+        for g, v in zip(e.gens, srcs):
+            segs.append(self.seq_instances(v, ctx, g.source.type))
+        sd0 = segs[0][0]
+        for sd, _ in segs[1:]:
+            same = R.map_vec(b, R.p("eq", R.idx(R.lens_of(sd0), R.I), R.idx(R.lens_of(sd), R.I)),
+                             ctx.n, BOOL, "same")
+            ok = b.soac(ir.Reduce(thunk([("i", INT)], R.idx(same, R.I)), (ir.Const(True, BOOL),),
+                                  thunk([("a", BOOL), ("b", BOOL)],
+                                        R.p("and", ir.Var("a"), ir.Var("b"))), ctx.n),
+                        [BOOL], "ok")[0]
+            b.effect(ir.Check(ok, loc or "?", "RUNTIME ERROR: Length mismatch in an apply-to-each."))
+        total = b.bind(ir.Length(R.ids_of(sd0)), INT, "tot")
+        segids = b.bind(R.ids_of(sd0), VecT(INT), "segid")
+        inner = Ctx(total)
+        env2 = reindex_env(b, env, segids, total)
+        for g, (sd, data) in zip(e.gens, segs):
+            self.bind_pattern(g.pattern, L(data, None), env2)
+        counts, data = self.body_in(e, env2, inner, sd0)
+        sd_out = sd0 if counts is None else R.make_sd(b, counts)
+        return L(R.Seg(sd_out, data), None)
+
+    def seq_instances(self, v, ctx: Ctx, seqty):
+        """(sd, data) of the per-instance sequences of a sequence-valued value in ``ctx``."""
+        b = self.b
+        if is_uniform(v):
+            rep = uniform_rep(v)
+            m = R.length_var(b, rep)
+            lens = R.map_vec(b, m, ctx.n, INT, "len")
+            sd = R.make_sd(b, lens)
+            total = b.bind(ir.Length(R.ids_of(sd)), INT, "tot")
+            ix = R.map_vec(b, R.p("sub", R.I, R.idx(R.offs_of(sd), R.idx(R.ids_of(sd), R.I))),
+                           total, INT, "pos")
+            return sd, R.gather(b, rep, ix, total)
+        rep = materialise(b, v, ctx, self.tm, seqty)
+        return rep.sd, rep.data
+
+    def body_in(self, e, env, inner: Ctx, sd=None):
+        """Filter and body of an apply-to-each in its context.  Returns (counts, data):
+        ``data`` the contiguous results, ``counts`` the per-segment numbers of kept elements
+        when a filter dropped some (``sd`` given), else None."""
+        b = self.b
+        elem_ty = e.type.elem
+        counts = None
+        n = inner.n
+        sel = None
+        if e.filter is not None:
+            fv = self.tr(e.filter, env, inner)
+            if is_uniform(fv):
+                fl = R.map_vec(b, uniform_rep(fv).e, n, BOOL, "flag")
+            else:
+                fl = materialise(b, fv, inner, self.tm, e.filter.type).e
+            sel = b.soac(ir.Filter(thunk([("i", INT)], R.I),
+                                   thunk([("x", INT)], R.idx(fl, ir.Var("x"))), n),
+                         [VecT(INT)], "keep")[0]
+            if sd is not None:
+                counts = b.soac(ir.SegReduce(thunk([("i", INT)],
+                                                   R.p("btoi", R.idx(fl, R.I), ty=INT)),
+                                             (R.c_int(0),),
+                                             thunk([("a", INT), ("b", INT)],
+                                                   R.p("add", ir.Var("a"), ir.Var("b"))), sd),
+                                [VecT(INT)], "cnt")[0]
+            n = b.bind(ir.Length(sel), INT, "nk")
+        sub = Ctx(n)
+
+        def run():
+            env2 = env if sel is None else reindex_env(b, env, sel, n)
+            return self.tr(e.body, env2, sub)
+
+        v = self.guarded(n, run, elem_ty, sub)
+        return counts, materialise(b, v, sub, self.tm, elem_ty)
+
+
+def _scalars_only(r) -> bool:
+    if isinstance(r, R.Scalar):
+        return True
+    return isinstance(r, R.Tup) and all(_scalars_only(x) for x in r.items)
+
+
+def flatten_program(mono: T.TypedProgram, int_bits: int = 32) -> FlatProgram:
+    """Flatten a monomorphic typed NESL program into λcu (a pure function of its input)."""
+    return Flattener(mono, int_bits).run()

@@ -1,0 +1,36 @@
+"""Run-time errors of NESL programs, as raised by the reference interpreter.
+
+The error class is the front end's ``nessie.diagnostics.RuntimeNeslError(span, message)``
+so that the driver reports interpreter errors like every other diagnostic.  Messages are
+the text after ``RUNTIME ERROR:`` in the original NESL system; the ones the original
+system prints are copied verbatim, the others follow their style.
+"""
+
+from __future__ import annotations
+
+from nessie.diagnostics import RuntimeNeslError
+
+
+# Messages of the original system (NESL.md, "Runtime errors").
+SUBSCRIPT_OUT_OF_BOUNDS = "Sequence reference (a[i]) out of bounds."
+LENGTH_MISMATCH = "Length mismatch in an apply-to-each."
+DIVIDE_BY_ZERO = "Divide by zero."
+
+# Messages for the other errors NESL.md requires, in the same style.
+NOT_A_PERMUTATION = "Index sequence of permute is not a permutation."
+PARTITION_COUNTS = "Counts of partition do not sum to the length of the sequence."
+NEGATIVE_ISQRT = "isqrt of a negative number."
+FILE_ERROR = "Could not access file {name}: {reason}."
+FILE_FORMAT = "Could not read {kind} from file {name}: {token!r}."
+
+__all__ = [
+    "RuntimeNeslError",
+    "SUBSCRIPT_OUT_OF_BOUNDS",
+    "LENGTH_MISMATCH",
+    "DIVIDE_BY_ZERO",
+    "NOT_A_PERMUTATION",
+    "PARTITION_COUNTS",
+    "NEGATIVE_ISQRT",
+    "FILE_ERROR",
+    "FILE_FORMAT",
+]

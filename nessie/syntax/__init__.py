@@ -1,0 +1,98 @@
+"""NESL syntax: lexer, parser, AST and printer.
+
+Public API::
+
+    parse_text(text, filename="<input>", expand_loads=True) -> ast.Program
+    parse_file(path) -> ast.Program
+    parse_expression(text, filename="<expr>") -> ast.Exp
+    parse_type_signature(text) -> ast.FunSig            # "[a] -> a :: (a in number)"
+    parse_value_type(text) -> (ast.TypeExpr, context)    # "float", "[a] :: (a in any)"
+    print_ast(program_or_node) -> str                    # NESL source that parses back equal
+
+All raise :class:`nessie.diagnostics.CompileErrors` holding every error found (the parser
+recovers at the next top-level ``;``/``$``).  ``load "f";`` is resolved relative to the
+directory of the including file; the loaded items are stored in ``Load.items``.
+"""
+from __future__ import annotations
+
+import os
+
+from nessie.diagnostics import CompileErrors, Diagnostics, register_source
+from nessie.syntax import ast
+from nessie.syntax.parser import run_parser
+from nessie.syntax.printer import print_ast
+
+__all__ = ["ast", "parse_text", "parse_file", "parse_expression", "parse_type_signature",
+           "parse_value_type", "print_ast", "parse_items"]
+
+
+def parse_items(text: str, filename: str, diags: Diagnostics, expand_loads: bool = True,
+                _loading: tuple = ()) -> tuple:
+    """Parse ``text`` adding errors to ``diags`` (never raises for syntax errors)."""
+    register_source(filename, text)
+    items = run_parser(text, filename, diags)
+    if expand_loads:
+        items = tuple(_expand(it, filename, diags, _loading) for it in items)
+    return items
+
+
+def _expand(item, filename, diags, loading):
+    if not isinstance(item, ast.Load):
+        return item
+    base = os.path.dirname(filename) if filename and not filename.startswith("<") else "."
+    target = item.path if os.path.isabs(item.path) else os.path.join(base, item.path)
+    candidates = [target]
+    if not os.path.splitext(target)[1]:
+        candidates.append(target + ".nesl")
+    found = next((c for c in candidates if os.path.isfile(c)), None)
+    if found is None:
+        diags.error(item.span, f'cannot load "{item.path}": file not found')
+        return item
+    real = os.path.realpath(found)
+    if real in loading:
+        diags.error(item.span, f'cannot load "{item.path}": circular load')
+        return item
+    try:
+        with open(found, encoding="utf-8") as fh:
+            text = fh.read()
+    except OSError as e:
+        diags.error(item.span, f'cannot load "{item.path}": {e.strerror}')
+        return item
+    items = parse_items(text, found, diags, True, loading + (real,))
+    return ast.Load(item.path, items, found, span=item.span)
+
+
+def parse_text(text: str, filename: str = "<input>", expand_loads: bool = True) -> ast.Program:
+    diags = Diagnostics()
+    loading = (os.path.realpath(filename),) if not filename.startswith("<") else ()
+    items = parse_items(text, filename, diags, expand_loads, loading)
+    diags.raise_if_errors()
+    return ast.Program(items, filename)
+
+
+def parse_file(path: str) -> ast.Program:
+    with open(path, encoding="utf-8") as fh:
+        text = fh.read()
+    return parse_text(text, path)
+
+
+def _parse_marked(text, filename, marker):
+    diags = Diagnostics()
+    register_source(filename, text)
+    result = run_parser(text, filename, diags, marker=marker)
+    diags.raise_if_errors()
+    if result is None:  # pragma: no cover - PLY returns None only after an error
+        raise CompileErrors([])
+    return result
+
+
+def parse_expression(text: str, filename: str = "<expr>") -> ast.Exp:
+    return _parse_marked(text, filename, "EXPMARK")
+
+
+def parse_type_signature(text: str, filename: str = "<type>") -> ast.FunSig:
+    return _parse_marked(text, filename, "TYPEMARK")
+
+
+def parse_value_type(text: str, filename: str = "<type>"):
+    return _parse_marked(text, filename, "VTYPEMARK")

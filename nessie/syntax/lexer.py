@@ -1,0 +1,202 @@
+"""PLY lexer for NESL.
+
+Design notes:
+
+* Every token's ``value`` is a :class:`Tok` ``(value, span)`` so grammar actions can build spans
+  from their first and last symbols without PLY's position tracking.
+* Identifiers and keywords are case-folded to lower case; string and character contents are not.
+* ``t``/``f`` (any case) are the boolean literals (token ``BOOL``).
+* A backquote starts either a backquoted operator name (```+```, ```<-```, ```and```) or a
+  character literal (```a``, backquote then exactly one character).  The operator form is tried
+  first and only matches a known operator symbol, or an identifier of two or more letters, that is
+  closed by a second backquote, so ```a`` followed by anything but ``...`` is a character.
+* Comments are ``% ... %`` and may span lines.
+* Lexical errors are reported through the ``diags`` collector attached to the lexer and the
+  offending character is skipped.
+"""
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass
+
+import ply.lex as lex
+
+from nessie.diagnostics import Span
+
+KEYWORDS = {
+    "function": "FUNCTION", "datatype": "DATATYPE", "if": "IF", "then": "THEN", "else": "ELSE",
+    "let": "LET", "in": "IN", "load": "LOAD", "set": "SET", "time": "TIME",
+    "and": "AND", "or": "OR", "nor": "NOR", "xor": "XOR", "nand": "NAND",
+}
+
+tokens = [
+    "ID", "INT", "FLOAT", "STRING", "CHAR", "BOOL", "BACKOP",
+    "PLUSPLUS", "PLUS", "RARROW", "MINUS", "TIMES", "NE", "DIV", "CARET", "HASH", "AT",
+    "BARBAR", "BAR", "LARROW", "LE", "LT", "GE", "GT", "EQEQ", "EQ", "DCOLON", "COLON",
+    "COMMA", "SEMI", "DOLLAR", "LPAREN", "RPAREN", "LBRACKET", "RBRACKET", "LBRACE", "RBRACE",
+    # markers injected by the parser front-end to select an entry point
+    "TYPEMARK", "VTYPEMARK", "EXPMARK",
+] + sorted(set(KEYWORDS.values()))
+
+#: operator symbols that may be written in backquotes as function names
+BACKQUOTABLE = ["++", "<-", "->", "<=", ">=", "==", "/=", "||", "+", "-", "*", "/", "^", "#",
+                "@", "<", ">"]
+
+
+@dataclass(frozen=True)
+class Tok:
+    value: object
+    span: Span
+
+
+class _LexState:
+    def __init__(self, filename: str, text: str, diags):
+        self.filename = filename
+        self.diags = diags
+        self.line_starts = [0]
+        for i, ch in enumerate(text):
+            if ch == "\n":
+                self.line_starts.append(i + 1)
+
+    def pos(self, offset: int) -> tuple[int, int]:
+        line = bisect.bisect_right(self.line_starts, offset)
+        return line, offset - self.line_starts[line - 1] + 1
+
+    def span(self, start: int, end: int) -> Span:
+        """Span of text[start:end] (end exclusive)."""
+        l1, c1 = self.pos(start)
+        l2, c2 = self.pos(max(end - 1, start))
+        return Span(self.filename, l1, c1, l2, c2)
+
+
+def _tok(t, value):
+    st: _LexState = t.lexer.state
+    t.value = Tok(value, st.span(t.lexpos, t.lexpos + len(t.value)))
+    return t
+
+
+t_ignore = " \t\r\f\v"
+
+
+def t_newline(t):
+    r"\n+"
+
+
+def t_COMMENT(t):
+    r"%[^%]*%"
+
+
+def t_unterminated_comment(t):
+    r"%[^%]*$"
+    st: _LexState = t.lexer.state
+    st.diags.error(st.span(t.lexpos, t.lexpos + 1), "unterminated comment")
+
+
+def t_BACKOP(t):
+    r"`(\+\+|<-|->|<=|>=|==|/=|\|\||[-+*/^\#@<>]|[A-Za-z][A-Za-z0-9_]+)`"
+    return _tok(t, t.value[1:-1].lower())
+
+
+def t_CHAR(t):
+    r"`(.|\n)"
+    return _tok(t, t.value[1])
+
+
+def t_FLOAT(t):
+    r"\d+\.\d*([eE][-+]?\d+)?|\d+[eE][-+]?\d+"
+    return _tok(t, float(t.value))
+
+
+def t_INT(t):
+    r"\d+"
+    return _tok(t, int(t.value))
+
+
+_ESCAPES = {"n": "\n", "t": "\t", "\\": "\\", '"': '"', "r": "\r", "0": "\0"}
+
+
+def t_STRING(t):
+    r'"([^"\\\n]|\\.)*"'
+    raw = t.value[1:-1]
+    out = []
+    i = 0
+    while i < len(raw):
+        ch = raw[i]
+        if ch == "\\" and i + 1 < len(raw):
+            out.append(_ESCAPES.get(raw[i + 1], raw[i + 1]))
+            i += 2
+        else:
+            out.append(ch)
+            i += 1
+    return _tok(t, "".join(out))
+
+
+def t_unterminated_string(t):
+    r'"([^"\\\n]|\\.)*'
+    st: _LexState = t.lexer.state
+    st.diags.error(st.span(t.lexpos, t.lexpos + len(t.value)), "unterminated string literal")
+
+
+def t_ID(t):
+    r"[A-Za-z][A-Za-z0-9_']*|_[A-Za-z0-9_']*"
+    name = t.value.lower()
+    if name in KEYWORDS:
+        t.type = KEYWORDS[name]
+        return _tok(t, name)
+    if name in ("t", "f"):
+        t.type = "BOOL"
+        return _tok(t, name == "t")
+    return _tok(t, name)
+
+
+_OPERATORS = {
+    "++": "PLUSPLUS", "+": "PLUS", "->": "RARROW", "-": "MINUS", "*": "TIMES", "/=": "NE",
+    "/": "DIV", "^": "CARET", "#": "HASH", "@": "AT", "||": "BARBAR", "|": "BAR",
+    "<-": "LARROW", "<=": "LE", "<": "LT", ">=": "GE", ">": "GT", "==": "EQEQ", "=": "EQ",
+    "::": "DCOLON", ":": "COLON", ",": "COMMA", ";": "SEMI", "$": "DOLLAR", "(": "LPAREN",
+    ")": "RPAREN", "[": "LBRACKET", "]": "RBRACKET", "{": "LBRACE", "}": "RBRACE",
+}
+
+
+def t_OP(t):
+    r"\+\+|\+|->|-|\*|/=|/|\^|\#|@|\|\||\||<-|<=|<|>=|>|==|=|::|:|,|;|\$|\(|\)|\[|\]|\{|\}"
+    t.type = _OPERATORS[t.value]
+    return _tok(t, t.value)
+
+
+def t_error(t):
+    st: _LexState = t.lexer.state
+    ch = t.value[0]
+    st.diags.error(st.span(t.lexpos, t.lexpos + 1), f"illegal character {ch!r}")
+    t.lexer.skip(1)
+
+
+_LEXER = None
+
+
+def make_lexer(filename: str, text: str, diags):
+    """A fresh lexer (cloned from a prototype built once) positioned on ``text``."""
+    global _LEXER
+    if _LEXER is None:
+        import sys
+        _LEXER = lex.lex(module=sys.modules[__name__], debug=False, optimize=False)
+    lx = _LEXER.clone()
+    lx.state = _LexState(filename, text, diags)
+    lx.lineno = 1
+    lx.input(text)
+    return lx
+
+
+def tokenize(text: str, filename: str = "<input>"):
+    """List of ``(type, value)`` pairs; raises CompileErrors on lexical errors (for tests)."""
+    from nessie.diagnostics import Diagnostics
+    d = Diagnostics()
+    lx = make_lexer(filename, text, d)
+    out = []
+    while True:
+        t = lx.token()
+        if t is None:
+            break
+        out.append((t.type, t.value.value))
+    d.raise_if_errors()
+    return out

@@ -1,0 +1,617 @@
+"""Hindley-Milner type inference for NESL with type classes.
+
+Design:
+
+* Each top-level item is checked by a fresh :class:`Inferencer` (a substitution ``subst`` on
+  variable ids plus a class per unbound variable).  Unification checks class membership:
+  ``number = {int, float}``, ``ordinal = {int, float, char}``, ``logical = {int, bool}``;
+  two constrained variables meet (``number`` with ``logical`` forces ``int``).
+* Let-polymorphism at top-level functions only: after its body is checked a function's type is
+  generalised over all its variables (top-level values are always ground, so nothing in the
+  environment is free).  Local ``let``\\ s and generator variables are monomorphic.
+* A function sees the functions defined before it and itself (recursion); without a signature the
+  recursive uses are monomorphic, with one they instantiate the declared scheme.
+* Declared signatures are checked in "checking mode": the declared variables become *rigid*
+  (skolem) variables before the body is inferred, so a body that is more general than declared is
+  specialised, while a declared type more general than the body allows (a rigid variable being
+  bound, or its class being too large) is an error at the offending sub-expression.
+* Errors are :class:`~nessie.diagnostics.CompileError`\\ s raised at the offending node; the
+  driver (:func:`check_item`) reports them and continues with the next item.  Names whose
+  definition failed are *poisoned*: using them later aborts that item silently, so one mistake
+  is reported once.
+* The result is a separate typed tree (:mod:`nessie.types.typed_ast`); types are fully resolved
+  ("zonked") at the end of each item.  Remaining free variables of top-level values default to
+  ``int`` (which belongs to every class).
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field, replace
+
+from nessie.diagnostics import CompileError
+from nessie.syntax import ast as A
+from nessie.types import typed_ast as T
+from nessie.types.builtins import BINARY_OPERATORS, BUILTIN_SCHEMES, CONSTANT_TYPES, \
+    PREFIX_OPERATORS
+from nessie.types.convert import check_context, resolve_type_expr
+from nessie.types.types import (BOOL, CHAR, FLOAT, INT, STRING, Namer, Scheme, TBase, TData,
+                                TFun, TPair, TSeq, TVar, Type, class_meet, class_subset,
+                                default_vars, free_vars, in_class, subst_type, type_to_str)
+
+_COUNTER = itertools.count(1000)
+
+
+def fresh_id() -> int:
+    return next(_COUNTER)
+
+
+class _Poisoned(Exception):
+    """Raised when an item uses a name whose own definition failed (reported already)."""
+
+
+# --------------------------------------------------------------------------- environment
+@dataclass(frozen=True)
+class FunInfo:
+    name: str
+    kind: str          # T.USER or T.CONSTRUCTOR
+    scheme: Scheme
+
+
+@dataclass(frozen=True)
+class DataInfo:
+    name: str
+    params: tuple      # TVar ids
+    arg_type: Type
+    scheme: Scheme
+
+
+@dataclass(frozen=True)
+class TypeEnv:
+    """The persistent top-level environment (treat as immutable; ``with_*`` copy)."""
+    functions: dict = field(default_factory=dict)   # name -> FunInfo
+    globals: dict = field(default_factory=dict)     # name -> ground Type
+    datatypes: dict = field(default_factory=dict)   # name -> DataInfo
+    poisoned: frozenset = frozenset()
+    options: dict = field(default_factory=dict)     # set options: name -> args
+
+    def with_function(self, info: FunInfo) -> "TypeEnv":
+        return replace(self, functions={**self.functions, info.name: info},
+                       poisoned=self.poisoned - {info.name})
+
+    def with_globals(self, binds: dict) -> "TypeEnv":
+        return replace(self, globals={**self.globals, **binds},
+                       poisoned=self.poisoned - set(binds))
+
+    def with_datatype(self, info: DataInfo) -> "TypeEnv":
+        return replace(self, datatypes={**self.datatypes, info.name: info})
+
+    def with_poisoned(self, names) -> "TypeEnv":
+        funcs = {k: v for k, v in self.functions.items() if k not in names}
+        globs = {k: v for k, v in self.globals.items() if k not in names}
+        return replace(self, functions=funcs, globals=globs,
+                       poisoned=self.poisoned | frozenset(names))
+
+    def with_option(self, name, args) -> "TypeEnv":
+        return replace(self, options={**self.options, name: args})
+
+    def lookup_function(self, name: str):
+        """(kind, scheme) for a callable name, user definitions shadowing builtins."""
+        if name in self.functions:
+            info = self.functions[name]
+            return info.kind, info.scheme
+        if name in BUILTIN_SCHEMES:
+            return T.BUILTIN, BUILTIN_SCHEMES[name]
+        return None
+
+
+class _UnifyError(Exception):
+    pass
+
+
+# --------------------------------------------------------------------------- inference
+class Inferencer:
+    def __init__(self, env: TypeEnv):
+        self.env = env
+        self.subst: dict = {}
+        self.cls: dict = {}        # unbound var id -> class name
+        self.rigid: dict = {}      # rigid var id -> declared name
+
+    # ---- variables
+    def fresh(self, cls: str = "any") -> TVar:
+        v = TVar(fresh_id())
+        self.cls[v.id] = cls
+        return v
+
+    def instantiate(self, s: Scheme) -> Type:
+        m = {v: self.fresh(c) for v, c in zip(s.vars, s.classes)}
+        return subst_type(s.type, m)
+
+    def resolve(self, t: Type) -> Type:
+        while isinstance(t, TVar) and t.id in self.subst:
+            t = self.subst[t.id]
+        return t
+
+    def zonk(self, t: Type) -> Type:
+        t = self.resolve(t)
+        if isinstance(t, (TBase, TVar)):
+            return t
+        if isinstance(t, TSeq):
+            return TSeq(self.zonk(t.elem))
+        if isinstance(t, TPair):
+            return TPair(self.zonk(t.fst), self.zonk(t.snd))
+        if isinstance(t, TFun):
+            return TFun(self.zonk(t.arg), self.zonk(t.result))
+        if isinstance(t, TData):
+            return TData(t.name, tuple(self.zonk(a) for a in t.args))
+        raise TypeError(t)
+
+    def class_of(self, v: int) -> str:
+        return self.cls.get(v, "any")
+
+    # ---- printing in messages
+    def show(self, t: Type, namer: Namer, expected_side: bool = False) -> str:
+        t = self.zonk(t)
+        if isinstance(t, TVar) and expected_side and t.id not in self.rigid:
+            c = self.class_of(t.id)
+            if c != "any":
+                return c
+        return type_to_str(t, True, namer)
+
+    def namer(self) -> Namer:
+        return Namer(dict(self.rigid))
+
+    # ---- unification
+    def unify(self, expected: Type, got: Type, span) -> None:
+        try:
+            self._unify(expected, got)
+        except _UnifyError as e:
+            namer = self.namer()
+            exp_s = self.show(expected, namer, True)
+            got_s = self.show(got, namer)
+            extra = f" ({e.args[0]})" if e.args and e.args[0] else ""
+            raise CompileError(span, f"type mismatch: expected {exp_s} but got {got_s}{extra}")
+
+    def _unify(self, a: Type, b: Type) -> None:
+        a = self.resolve(a)
+        b = self.resolve(b)
+        if a == b:
+            return
+        if isinstance(a, TVar) and a.id not in self.rigid:
+            self._bind(a, b)
+        elif isinstance(b, TVar) and b.id not in self.rigid:
+            self._bind(b, a)
+        elif isinstance(a, TVar) or isinstance(b, TVar):
+            raise _UnifyError("the declared type is more general than the definition")
+        elif isinstance(a, TSeq) and isinstance(b, TSeq):
+            self._unify(a.elem, b.elem)
+        elif isinstance(a, TPair) and isinstance(b, TPair):
+            self._unify(a.fst, b.fst)
+            self._unify(a.snd, b.snd)
+        elif isinstance(a, TData) and isinstance(b, TData) and a.name == b.name \
+                and len(a.args) == len(b.args):
+            for x, y in zip(a.args, b.args):
+                self._unify(x, y)
+        else:
+            raise _UnifyError("")
+
+    def _occurs(self, v: int, t: Type) -> bool:
+        return v in free_vars(self.zonk(t))
+
+    def _bind(self, v: TVar, t: Type) -> None:
+        if self._occurs(v.id, t):
+            raise _UnifyError("infinite type")
+        c = self.class_of(v.id)
+        if isinstance(t, TVar):
+            if t.id in self.rigid:
+                rc = self.class_of(t.id)
+                if not class_subset(rc, c):
+                    raise _UnifyError(f"the declared type variable {self.rigid[t.id]} is in class "
+                                      f"{rc}, which is more general than {c}")
+                self.subst[v.id] = t
+                return
+            meet = class_meet(c, self.class_of(t.id))
+            if meet is None:
+                raise _UnifyError(f"no type is both {c} and {self.class_of(t.id)}")
+            if isinstance(meet, TBase):
+                self.subst[t.id] = meet
+                self.subst[v.id] = meet
+                return
+            self.cls[t.id] = meet
+            self.subst[v.id] = t
+            return
+        if not self._check_class(t, c):
+            raise _UnifyError("")
+        self.subst[v.id] = t
+
+    def _check_class(self, t: Type, c: str) -> bool:
+        if c == "any":
+            return True
+        return in_class(t, c)
+
+    # ---- arguments: unify component-wise for precise error locations
+    def check_arg(self, param: Type, arg: T.Exp) -> None:
+        p = self.resolve(param)
+        if isinstance(arg, T.Pair) and isinstance(p, TPair):
+            self.check_arg(p.fst, arg.fst)
+            self.check_arg(p.snd, arg.snd)
+        else:
+            self.unify(param, arg.type, arg.span)
+
+    # ---- expressions
+    def infer(self, e, scope: dict) -> T.Exp:
+        method = getattr(self, "_infer_" + type(e).__name__)
+        return method(e, scope)
+
+    def _infer_IntLit(self, e, scope):
+        return T.Lit(e.value, INT, span=e.span)
+
+    def _infer_FloatLit(self, e, scope):
+        return T.Lit(e.value, FLOAT, span=e.span)
+
+    def _infer_BoolLit(self, e, scope):
+        return T.Lit(e.value, BOOL, span=e.span)
+
+    def _infer_CharLit(self, e, scope):
+        return T.Lit(e.value, CHAR, span=e.span)
+
+    def _infer_StringLit(self, e, scope):
+        return T.StringLit(e.value, STRING, span=e.span)
+
+    def _infer_Var(self, e, scope):
+        name = e.name
+        if name in scope:
+            return T.Var(name, scope[name], span=e.span)
+        if name in self.env.poisoned:
+            raise _Poisoned(name)
+        if name in self.env.globals:
+            return T.GlobalVar(name, self.env.globals[name], span=e.span)
+        if name in CONSTANT_TYPES:
+            return T.ConstRef(name, CONSTANT_TYPES[name], span=e.span)
+        if self.env.lookup_function(name) is not None:
+            raise CompileError(e.span, f"function {name} cannot be used as a value "
+                                       f"(NESL functions are first-order)")
+        raise CompileError(e.span, f"unbound variable {name}")
+
+    def _infer_Pair(self, e, scope):
+        a = self.infer(e.fst, scope)
+        b = self.infer(e.snd, scope)
+        return T.Pair(a, b, TPair(a.type, b.type), span=e.span)
+
+    def call(self, name: str, arg: T.Exp, span, name_span=None,
+             builtin_only: bool = False) -> T.Call:
+        """Type a call; operators and subscripts (``builtin_only``) always mean the builtin,
+        even when a user function of the same name (e.g. ``elt``) exists."""
+        if builtin_only:
+            found = (T.BUILTIN, BUILTIN_SCHEMES[name])
+        else:
+            if name in self.env.poisoned:
+                raise _Poisoned(name)
+            found = self.env.lookup_function(name)
+        if found is None:
+            raise CompileError(name_span or span, f"unbound function {name}")
+        kind, scheme = found
+        ft = self.instantiate(scheme)
+        assert isinstance(ft, TFun)
+        self.check_arg(ft.arg, arg)
+        return T.Call(name, kind, arg, ft, ft.result, span=span)
+
+    def _infer_Call(self, e, scope):
+        if e.name in scope and self.env.lookup_function(e.name) is None:
+            raise CompileError(e.span, f"{e.name} is a variable, not a function")
+        arg = self.infer(e.arg, scope)
+        return self.call(e.name, arg, e.span)
+
+    def _infer_BinOp(self, e, scope):
+        assert e.op in BINARY_OPERATORS, e.op
+        left = self.infer(e.left, scope)
+        right = self.infer(e.right, scope)
+        arg = T.Pair(left, right, TPair(left.type, right.type), span=e.span)
+        return self.call(e.op, arg, e.span, builtin_only=True)
+
+    def _infer_UnOp(self, e, scope):
+        arg = self.infer(e.arg, scope)
+        return self.call(PREFIX_OPERATORS[e.op], arg, e.span, builtin_only=True)
+
+    def _infer_Subscript(self, e, scope):
+        seq = self.infer(e.seq, scope)
+        idx = self.infer(e.index, scope)
+        arg = T.Pair(seq, idx, TPair(seq.type, idx.type), span=e.span)
+        return self.call("elt", arg, e.span, builtin_only=True)
+
+    def _infer_If(self, e, scope):
+        c = self.infer(e.cond, scope)
+        self.unify(BOOL, c.type, c.span)
+        a = self.infer(e.then, scope)
+        b = self.infer(e.else_, scope)
+        self.unify(a.type, b.type, b.span)
+        return T.If(c, a, b, a.type, span=e.span)
+
+    def _infer_Let(self, e, scope):
+        return self._let_chain(list(e.bindings), e.body, scope, e.span)
+
+    def _let_chain(self, binds, body, scope, span):
+        if not binds:
+            return self.infer(body, scope)
+        b = binds[0]
+        bound = self.infer(b.exp, scope)
+        inner = dict(scope)
+        pat = self.bind_pattern(b.pattern, bound.type, inner, set())
+        rest = self._let_chain(binds[1:], body, inner, span)
+        sp = b.span.merge(rest.span) if b.span is not None else span
+        return T.Let(pat, bound, rest, rest.type, span=sp if len(binds) > 1 else span)
+
+    def _infer_ApplyToEach(self, e, scope):
+        inner = dict(scope)
+        seen: set = set()
+        gens = []
+        for g in e.generators:
+            if g.source is None:
+                src = self.infer(A.Var(g.pattern.name, span=g.pattern.span), scope)
+            else:
+                src = self.infer(g.source, scope)
+            elem = self.fresh()
+            self.unify(TSeq(elem), src.type, src.span)
+            pat = self.bind_pattern(g.pattern, elem, inner, seen)
+            gens.append(T.Gen(pat, src, span=g.span))
+        if e.body is None:
+            body_src = pattern_to_exp(e.generators[0].pattern)
+        else:
+            body_src = e.body
+        body = self.infer(body_src, inner)
+        filt = None
+        if e.filter is not None:
+            filt = self.infer(e.filter, inner)
+            self.unify(BOOL, filt.type, filt.span)
+        return T.ApplyToEach(body, tuple(gens), filt, TSeq(body.type), span=e.span)
+
+    def _infer_SeqLit(self, e, scope):
+        elems = [self.infer(x, scope) for x in e.elems]
+        t = elems[0].type
+        for x in elems[1:]:
+            self.unify(t, x.type, x.span)
+        return T.SeqLit(tuple(elems), TSeq(t), span=e.span)
+
+    def _infer_EmptySeq(self, e, scope):
+        if e.elem_type is None:
+            return T.EmptySeq(TSeq(self.fresh()), span=e.span)
+        t = resolve_type_expr(e.elem_type, None, self.env.datatypes)
+        return T.EmptySeq(TSeq(t), span=e.span)
+
+    def _infer_Range(self, e, scope):
+        parts = []
+        for x in (e.start, e.end, e.stride):
+            if x is None:
+                parts.append(T.Lit(1, INT, span=e.span))
+                continue
+            tx = self.infer(x, scope)
+            self.unify(INT, tx.type, tx.span)
+            parts.append(tx)
+        return T.Range(parts[0], parts[1], parts[2], TSeq(INT), span=e.span)
+
+    def _infer_Time(self, e, scope):
+        x = self.infer(e.exp, scope)
+        return T.Time(x, TPair(x.type, FLOAT), span=e.span)
+
+    # ---- patterns
+    def bind_pattern(self, p, t: Type, scope: dict, seen: set):
+        if isinstance(p, A.PVar):
+            if p.name == "_":
+                return T.PWild(t, span=p.span)
+            if p.name in seen:
+                raise CompileError(p.span, f"variable {p.name} is bound twice")
+            seen.add(p.name)
+            scope[p.name] = t
+            return T.PVar(p.name, t, span=p.span)
+        if isinstance(p, A.PPair):
+            a, b = self.fresh(), self.fresh()
+            self.unify(TPair(a, b), t, p.span)
+            pa = self.bind_pattern(p.fst, a, scope, seen)
+            pb = self.bind_pattern(p.snd, b, scope, seen)
+            return T.PPair(pa, pb, t, span=p.span)
+        if isinstance(p, A.PCon):
+            info = self.env.functions.get(p.name)
+            if info is None or info.kind != T.CONSTRUCTOR:
+                if p.name in self.env.poisoned:
+                    raise _Poisoned(p.name)
+                raise CompileError(p.span, f"{p.name} is not a datatype constructor")
+            ft = self.instantiate(info.scheme)
+            self.unify(ft.result, t, p.span)
+            pa = self.bind_pattern(p.arg, ft.arg, scope, seen)
+            return T.PCon(p.name, pa, t, span=p.span)
+        raise TypeError(p)
+
+    # ---- zonking a whole typed tree
+    def zonk_tree(self, node, default: bool = False):
+        if default:
+            return T.map_types(node, lambda t: default_vars(self.zonk(t)))
+        return T.map_types(node, self.zonk)
+
+    def generalize(self, t: Type) -> Scheme:
+        t = self.zonk(t)
+        vs = free_vars(t)
+        return Scheme(tuple(vs), tuple(self.class_of(v) for v in vs), t)
+
+
+def pattern_to_exp(p):
+    """The expression that rebuilds the value matched by pattern ``p``."""
+    if isinstance(p, A.PVar):
+        if p.name == "_":
+            raise CompileError(p.span, "the first pattern of a filter form cannot be _")
+        return A.Var(p.name, span=p.span)
+    if isinstance(p, A.PPair):
+        return A.Pair(pattern_to_exp(p.fst), pattern_to_exp(p.snd), span=p.span)
+    if isinstance(p, A.PCon):
+        return A.Call(p.name, pattern_to_exp(p.arg), span=p.span)
+    raise TypeError(p)
+
+
+# --------------------------------------------------------------------------- items
+def _rigid_from_sig(inf: Inferencer, sig: A.FunSig, datatypes) -> TFun:
+    names: dict = {}
+
+    def var_for(name, span):
+        if name not in names:
+            v = TVar(fresh_id())
+            names[name] = v
+            inf.rigid[v.id] = name
+        return names[name]
+
+    arg = resolve_type_expr(sig.arg, var_for, datatypes)
+    res = resolve_type_expr(sig.result, var_for, datatypes)
+    check_context(sig.context, names, sig.span)
+    for vname, c in sig.context:
+        if vname in names:
+            inf.cls[names[vname].id] = c
+    for v in names.values():
+        inf.cls.setdefault(v.id, "any")
+    return TFun(arg, res)
+
+
+def check_fundef(env: TypeEnv, d: A.FunDef) -> tuple:
+    inf = Inferencer(env)
+    if d.sig is not None:
+        declared = _rigid_from_sig(inf, d.sig, env.datatypes)
+        arg_t, res_t = declared.arg, declared.result
+        # recursive calls instantiate the declared (polymorphic) type
+        self_scheme = Scheme(tuple(inf.rigid), tuple(inf.cls[v] for v in inf.rigid), declared)
+    else:
+        arg_t, res_t = inf.fresh(), inf.fresh()
+        self_scheme = Scheme((), (), TFun(arg_t, res_t))
+    inf.env = env.with_function(FunInfo(d.name, T.USER, self_scheme))
+    scope: dict = {}
+    param = inf.bind_pattern(d.param, arg_t, scope, set())
+    body = inf.infer(d.body, scope)
+    inf.unify(res_t, body.type, body.span)
+    ft = inf.zonk(TFun(arg_t, res_t))
+    scheme = inf.generalize(ft)
+    typed = T.FunDef(d.name, inf.zonk_tree(param), inf.zonk_tree(body), ft, scheme,
+                     d.sig is not None, d.doc, span=d.span)
+    return env.with_function(FunInfo(d.name, T.USER, scheme)), typed
+
+
+def check_datadef(env: TypeEnv, d: A.DataDef) -> tuple:
+    if d.name in BUILTIN_SCHEMES or d.name in ("int", "float", "bool", "char", "segdes"):
+        raise CompileError(d.span, f"cannot redefine builtin {d.name} as a datatype")
+    names: dict = {}
+
+    def var_for(name, span):
+        if name not in names:
+            names[name] = TVar(fresh_id())
+        return names[name]
+
+    check_context(d.context, names, d.span)
+    # the parameters are the unknown type names of the fields, in order of appearance; a
+    # recursive reference to the datatype itself is allowed
+    pnames: list = []
+
+    def collect(t):
+        if isinstance(t, A.TName):
+            if (not t.args and t.name not in ("int", "float", "bool", "char", "segdes")
+                    and t.name not in env.datatypes and t.name != d.name
+                    and t.name not in pnames):
+                pnames.append(t.name)
+            for a in t.args:
+                collect(a)
+        elif isinstance(t, A.TSeqE):
+            collect(t.elem)
+        elif isinstance(t, A.TPairE):
+            collect(t.fst)
+            collect(t.snd)
+    collect(d.fields)
+    for n in pnames:
+        var_for(n, None)
+    params = tuple(names[n].id for n in pnames)
+    placeholder = DataInfo(d.name, params, TBase("?"), Scheme((), (), TBase("?")))
+    arg = resolve_type_expr(d.fields, var_for, env.with_datatype(placeholder).datatypes)
+    ctx = dict(d.context)
+    classes = tuple(ctx.get(n, "any") for n in names)
+    result = TData(d.name, tuple(TVar(p) for p in params))
+    scheme = Scheme(params, classes, TFun(arg, result))
+    info = DataInfo(d.name, params, arg, scheme)
+    env = env.with_datatype(info).with_function(FunInfo(d.name, T.CONSTRUCTOR, scheme))
+    return env, T.DataDef(d.name, tuple(TVar(p) for p in params), arg, scheme, span=d.span)
+
+
+def _ground_globals(pattern) -> dict:
+    out = {}
+
+    def walk(p):
+        if isinstance(p, T.PVar):
+            out[p.name] = p.type
+        elif isinstance(p, T.PPair):
+            walk(p.fst)
+            walk(p.snd)
+        elif isinstance(p, T.PCon):
+            walk(p.arg)
+    walk(pattern)
+    return out
+
+
+def check_topbind(env: TypeEnv, d: A.TopBind) -> tuple:
+    inf = Inferencer(env)
+    exp = inf.infer(d.exp, {})
+    scope: dict = {}
+    pat = inf.bind_pattern(d.pattern, exp.type, scope, set())
+    exp = inf.zonk_tree(exp, default=True)
+    pat = inf.zonk_tree(pat, default=True)
+    return env.with_globals(_ground_globals(pat)), T.ValBind(pat, exp, span=d.span)
+
+
+def check_topexp(env: TypeEnv, d: A.TopExp) -> tuple:
+    inf = Inferencer(env)
+    exp = inf.infer(d.exp, {})
+    exp = inf.zonk_tree(exp, default=True)
+    return env.with_globals({"it": exp.type}), T.ExpItem(exp, span=d.span)
+
+
+def _defined_names(item) -> list:
+    if isinstance(item, (A.FunDef, A.DataDef)):
+        return [item.name]
+    if isinstance(item, A.TopBind):
+        names = []
+
+        def walk(p):
+            if isinstance(p, A.PVar) and p.name != "_":
+                names.append(p.name)
+            elif isinstance(p, A.PPair):
+                walk(p.fst)
+                walk(p.snd)
+            elif isinstance(p, A.PCon):
+                walk(p.arg)
+        walk(item.pattern)
+        return names
+    if isinstance(item, A.TopExp):
+        return ["it"]
+    return []
+
+
+def check_item(env: TypeEnv, item, diags) -> tuple:
+    """Check one top-level item; returns ``(env', [typed items])``.
+
+    Errors are added to ``diags`` and the names the item would define are poisoned."""
+    if isinstance(item, A.Load):
+        out = []
+        for sub in item.items or ():
+            env, typed = check_item(env, sub, diags)
+            out.extend(typed)
+        return env, out
+    if isinstance(item, A.SetOption):
+        return env.with_option(item.name, item.args), [T.SetItem(item.name, item.args,
+                                                                 span=item.span)]
+    try:
+        if isinstance(item, A.FunDef):
+            env, typed = check_fundef(env, item)
+        elif isinstance(item, A.DataDef):
+            env, typed = check_datadef(env, item)
+        elif isinstance(item, A.TopBind):
+            env, typed = check_topbind(env, item)
+        elif isinstance(item, A.TopExp):
+            env, typed = check_topexp(env, item)
+        else:
+            raise TypeError(item)
+        return env, [typed]
+    except CompileError as err:
+        diags.add(err)
+    except _Poisoned:
+        pass
+    return env.with_poisoned(_defined_names(item)), []

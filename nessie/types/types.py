@@ -1,0 +1,255 @@
+"""NESL types as immutable values, type schemes, and NESL-style type printing.
+
+* :class:`TBase` -- ``int``, ``float``, ``bool``, ``char``, ``segdes``.
+* :class:`TSeq` -- ``[t]``; :class:`TPair` -- ``(t1, t2)`` (tuples are right-nested pairs).
+* :class:`TData` -- a user datatype, possibly applied to type arguments.
+* :class:`TVar` -- a type variable identified by an integer; its class constraint
+  (``number``/``ordinal``/``logical``/``any``) lives in the inference state or in a
+  :class:`Scheme`, not in the variable itself.
+* :class:`TFun` -- a (first-order) function type ``arg -> result``; only appears in schemes and
+  in the instance types of calls, never as the type of a value.
+
+Printing follows NESL 3.1: a top-level tuple type has no outer parentheses (``int, int``;
+``(int, int), int``), tuples inside sequences do (``[(int, float)]``), function arguments and
+results are parenthesised when tuples (``([a], [a]) -> a``), and type variables are renamed
+``a, b, c, ...`` in order of appearance, with the context ``:: (a in number; b in any)``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional, Union
+
+
+@dataclass(frozen=True)
+class TBase:
+    name: str
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True)
+class TSeq:
+    elem: "Type"
+
+    def __repr__(self) -> str:
+        return f"[{self.elem!r}]"
+
+
+@dataclass(frozen=True)
+class TPair:
+    fst: "Type"
+    snd: "Type"
+
+    def __repr__(self) -> str:
+        return f"({self.fst!r}, {self.snd!r})"
+
+
+@dataclass(frozen=True)
+class TData:
+    name: str
+    args: tuple = ()
+
+    def __repr__(self) -> str:
+        return self.name + (f"({', '.join(map(repr, self.args))})" if self.args else "")
+
+
+@dataclass(frozen=True)
+class TVar:
+    id: int
+
+    def __repr__(self) -> str:
+        return f"'t{self.id}"
+
+
+@dataclass(frozen=True)
+class TFun:
+    arg: "Type"
+    result: "Type"
+
+    def __repr__(self) -> str:
+        return f"{self.arg!r} -> {self.result!r}"
+
+
+Type = Union[TBase, TSeq, TPair, TData, TVar, TFun]
+
+INT = TBase("int")
+FLOAT = TBase("float")
+BOOL = TBase("bool")
+CHAR = TBase("char")
+SEGDES = TBase("segdes")
+BASE_TYPES = {"int": INT, "float": FLOAT, "bool": BOOL, "char": CHAR, "segdes": SEGDES}
+STRING = TSeq(CHAR)
+
+#: members of each type class (``any`` = every type)
+CLASS_MEMBERS = {
+    "number": frozenset({"int", "float"}),
+    "ordinal": frozenset({"int", "float", "char"}),
+    "logical": frozenset({"int", "bool"}),
+}
+CLASSES = ("any", "number", "ordinal", "logical")
+
+
+def class_meet(c1: str, c2: str) -> Union[str, TBase, None]:
+    """Intersection of two classes: a class name, a single base type, or None (empty)."""
+    if c1 == c2 or c2 == "any":
+        return c1
+    if c1 == "any":
+        return c2
+    both = CLASS_MEMBERS[c1] & CLASS_MEMBERS[c2]
+    for name, members in CLASS_MEMBERS.items():
+        if members == both:
+            return name
+    if len(both) == 1:
+        return BASE_TYPES[next(iter(both))]
+    return None
+
+
+def class_subset(c1: str, c2: str) -> bool:
+    """Is every member of class c1 a member of class c2?"""
+    if c2 == "any":
+        return True
+    if c1 == "any":
+        return False
+    return CLASS_MEMBERS[c1] <= CLASS_MEMBERS[c2]
+
+
+def in_class(t: Type, cls: str) -> bool:
+    if cls == "any":
+        return True
+    return isinstance(t, TBase) and t.name in CLASS_MEMBERS[cls]
+
+
+@dataclass(frozen=True)
+class Scheme:
+    """``forall vars. type`` with one class per variable (``classes[i]`` for ``vars[i]``)."""
+    vars: tuple
+    classes: tuple
+    type: Type
+
+    def class_of(self, var_id: int) -> str:
+        for v, c in zip(self.vars, self.classes):
+            if v == var_id:
+                return c
+        return "any"
+
+
+def mono_scheme(t: Type) -> Scheme:
+    return Scheme((), (), t)
+
+
+# --------------------------------------------------------------------------- utilities
+def free_vars(t: Type, acc: Optional[list] = None) -> list:
+    """Type variable ids of ``t`` in order of first appearance (left to right)."""
+    if acc is None:
+        acc = []
+    if isinstance(t, TVar):
+        if t.id not in acc:
+            acc.append(t.id)
+    elif isinstance(t, TSeq):
+        free_vars(t.elem, acc)
+    elif isinstance(t, (TPair,)):
+        free_vars(t.fst, acc)
+        free_vars(t.snd, acc)
+    elif isinstance(t, TFun):
+        free_vars(t.arg, acc)
+        free_vars(t.result, acc)
+    elif isinstance(t, TData):
+        for a in t.args:
+            free_vars(a, acc)
+    return acc
+
+
+def is_ground(t: Type) -> bool:
+    return not free_vars(t)
+
+
+def subst_type(t: Type, s: dict) -> Type:
+    """Replace variables by ``s[id]`` (ids missing from ``s`` are kept)."""
+    if isinstance(t, TVar):
+        return s.get(t.id, t)
+    if isinstance(t, TBase):
+        return t
+    if isinstance(t, TSeq):
+        return TSeq(subst_type(t.elem, s))
+    if isinstance(t, TPair):
+        return TPair(subst_type(t.fst, s), subst_type(t.snd, s))
+    if isinstance(t, TFun):
+        return TFun(subst_type(t.arg, s), subst_type(t.result, s))
+    if isinstance(t, TData):
+        return TData(t.name, tuple(subst_type(a, s) for a in t.args))
+    raise TypeError(f"not a type: {t!r}")
+
+
+def default_vars(t: Type, to: Type = INT) -> Type:
+    """Replace every remaining variable by ``int`` (which is in every class)."""
+    return subst_type(t, {v: to for v in free_vars(t)})
+
+
+def tuple_components(t: Type) -> list:
+    """``(a, (b, c))`` -> ``[a, b, c]``."""
+    out = []
+    while isinstance(t, TPair):
+        out.append(t.fst)
+        t = t.snd
+    out.append(t)
+    return out
+
+
+# --------------------------------------------------------------------------- printing
+def var_name(i: int) -> str:
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    return letters[i] if i < 26 else letters[i % 26] + str(i // 26)
+
+
+class Namer:
+    """Assigns ``a, b, c, ...`` to variable ids in order of first request."""
+
+    def __init__(self, fixed: Optional[dict] = None):
+        self.names: dict = dict(fixed or {})
+        self.order: list = list(self.names)
+
+    def __call__(self, var_id: int) -> str:
+        if var_id not in self.names:
+            used = set(self.names.values())
+            k = 0
+            while var_name(k) in used:
+                k += 1
+            self.names[var_id] = var_name(k)
+            self.order.append(var_id)
+        return self.names[var_id]
+
+
+def type_to_str(t: Type, top: bool = True, namer: Optional[Namer] = None) -> str:
+    """NESL rendering of a type; ``top`` drops the parentheses of a top-level tuple."""
+    namer = namer or Namer()
+    if isinstance(t, TBase):
+        return t.name
+    if isinstance(t, TVar):
+        return namer(t.id)
+    if isinstance(t, TSeq):
+        return "[" + type_to_str(t.elem, False, namer) + "]"
+    if isinstance(t, TPair):
+        parts = [type_to_str(c, False, namer) for c in tuple_components(t)]
+        s = ", ".join(parts)
+        return s if top else f"({s})"
+    if isinstance(t, TData):
+        if not t.args:
+            return t.name
+        return t.name + "(" + ", ".join(type_to_str(a, True, namer) for a in t.args) + ")"
+    if isinstance(t, TFun):
+        return type_to_str(t.arg, False, namer) + " -> " + type_to_str(t.result, False, namer)
+    raise TypeError(f"not a type: {t!r}")
+
+
+def scheme_to_str(s: Scheme) -> str:
+    """E.g. ``([a], [a]) -> a :: (a in number)``."""
+    namer = Namer()
+    body = type_to_str(s.type, True, namer)
+    ctx = [f"{namer.names[v]} in {s.class_of(v)}" for v in namer.order if v in s.vars]
+    return body + (" :: (" + "; ".join(ctx) + ")" if ctx else "")
+
+
+def mangle_type(t: Type) -> str:
+    """Compact deterministic rendering used in monomorphic names (``[(int, float)]``)."""
+    return type_to_str(t, True)
