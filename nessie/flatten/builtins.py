@@ -221,9 +221,14 @@ def _extreme_index(fl, e, sv, ctx, want_max: bool):
 
 
 # ------------------------------------------------------------------------------ natives
-def _fail_int(vec: ir.Exp, loc) -> ir.Exp:
-    """A GPU expression that always fails with "Sequence reference out of bounds" at ``loc``."""
-    return R.idx(vec, ir.Const(-1, INT), loc)
+def _fail_int(vec: ir.Exp, loc, elem=INT) -> ir.Exp:
+    """An int-typed GPU expression that always fails with "Sequence reference out of bounds"
+    at ``loc`` (it subscripts ``vec``, a vector of ``elem``, at -1)."""
+    x = R.idx(vec, ir.Const(-1, INT), loc)
+    if elem == INT:
+        return x
+    conv = {FLOAT: "trunc", CHAR: "char_code", BOOL: "btoi"}.get(elem, "to_int")
+    return R.p(conv, x, ty=INT)
 
 
 def elt(fl, e, sv, iv, ctx):
@@ -255,14 +260,14 @@ def _lifted_select(fl, rep, ifn, segd, ctx, loc, n_host=None):
                            rep.elem), None)
         ln = b.bind(n_host, INT, "n")
         base = i
-        probe = _probe_vec(b, rep)
+        probe, pelem = _probe_vec(b, rep)
     else:
         sd, inst = segd
         ln = R.idx(R.lens_of(sd), inst(I))
         base = R.p("add", R.idx(R.offs_of(sd), inst(I)), i)
-        probe = b.bind(R.lens_of(sd), VecT(INT), "lens")
+        probe, pelem = b.bind(R.lens_of(sd), VecT(INT), "lens"), INT
     ok = R.p("and", R.p("ge", i, R.c_int(0)), R.p("lt", i, ln))
-    pos = R.map_vec(b, ir.If(ok, base, _fail_int(probe, loc)), ctx.n, INT, "pos")
+    pos = R.map_vec(b, ir.If(ok, base, _fail_int(probe, loc, pelem)), ctx.n, INT, "pos")
     if isinstance(rep, R.Vec):
         return L(R.Vec(R.map_vec(b, R.idx(rep.e, R.idx(pos, I)), ctx.n, rep.elem, "elt"),
                        rep.elem), None)
@@ -274,8 +279,8 @@ def _probe_vec(b, rep):
     while isinstance(rep, R.Tup):
         rep = rep.items[0]
     if isinstance(rep, R.Vec):
-        return rep.e
-    return b.bind(R.lens_of(rep.sd), VecT(INT), "lens")
+        return rep.e, rep.elem
+    return b.bind(R.lens_of(rep.sd), VecT(INT), "lens"), INT
 
 
 def _host_elt(fl, rep, i, loc):
@@ -700,12 +705,35 @@ def _expand(fl, e, args: list, env: dict, ctx):
         ex = x.elt(x.call("sort", s.type, s), vs[1])
     elif name == "nest":
         ex = x.call("partition", res, vs[0], vs[1])
+    elif name == "eql":
+        ex = _eql(x, vs[0], vs[1], fl.tm)
     elif name == "first":
         return args[0]
     else:
         raise R.FlattenUnsupported(f"the builtin {name!r} is not supported by the flattening "
                                    f"backends yet (use --backend interp)")
     return fl.tr(ex, env2, ctx)
+
+
+def _eql(x: _X, a, b, tm):
+    """Deep equality, expanded by type: ``==`` on scalars, componentwise on tuples, lengths
+    then elementwise on sequences."""
+    t = a.type
+    if tm.is_base(t) and not isinstance(t, nt.TData):
+        return x.call("==", _BOOL, a, b)
+    if isinstance(t, nt.TPair):
+        names = [x.fresh() for _ in range(4)]
+        pa = T.PPair(T.PVar(names[0], t.fst, x.span), T.PVar(names[1], t.snd, x.span), t, x.span)
+        pb = T.PPair(T.PVar(names[2], t.fst, x.span), T.PVar(names[3], t.snd, x.span), t, x.span)
+        body = x.call("and", _BOOL, _eql(x, x.var(names[0], t.fst), x.var(names[2], t.fst), tm),
+                      _eql(x, x.var(names[1], t.snd), x.var(names[3], t.snd), tm))
+        return T.Let(pa, a, T.Let(pb, b, body, _BOOL, x.span), _BOOL, x.span)
+    if isinstance(t, nt.TSeq):
+        u, v = x.fresh(), x.fresh()
+        each = x.ate(_eql(x, x.var(u, t.elem), x.var(v, t.elem), tm), [(u, a), (v, b)])
+        return T.If(x.call("==", _BOOL, x.length(a), x.length(b)), x.call("all", _BOOL, each),
+                    x.lit(False, _BOOL), _BOOL, x.span)
+    raise R.FlattenUnsupported("eql on datatype values")
 
 
 def _components_t(t, n: int) -> list:
@@ -719,7 +747,8 @@ def _components_t(t, n: int) -> list:
 
 _EXPANDED = {"->", "read", "get", "reverse", "take", "drop", "subseq", "rotate", "odd_elts",
              "even_elts", "interleave", "cons", "snoc", "head_rest", "rest_tail", "count", "pack",
-             "pack_index", "split", "index", "iseq", "rep", "put", "zip3", "kth_smallest", "nest"}
+             "pack_index", "split", "index", "iseq", "rep", "put", "zip3", "kth_smallest", "nest",
+             "eql"}
 
 
 # ------------------------------------------------------------------------------ dispatch
