@@ -165,8 +165,8 @@ def _to_int_dtype(ty: Optional[Type]) -> np.dtype:
 
 
 def _p_round(a, ty, loc, quiet):
-    r = np.where(a >= 0, np.floor(a + 0.5), np.ceil(a - 0.5))
-    return r.astype(_to_int_dtype(ty))
+    # halves to even (IEEE rint), as NESL's round (Common Lisp ROUND) and nessie/interp
+    return np.rint(a).astype(_to_int_dtype(ty))
 
 
 _UNARY_F = {"sqrt": np.sqrt, "exp": np.exp, "ln": np.log, "sin": np.sin, "cos": np.cos,

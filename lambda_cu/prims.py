@@ -45,7 +45,7 @@ name            printed   type                        semantics
 ``isqrt``                 int* -> int*                floor of the square root (negative input -> 0)
 ``to_float``              int* -> float               NESL ``float(i)``
 ``trunc``                 float -> ty                 toward zero
-``round``                 float -> ty                 to nearest, halves away from zero
+``round``                 float -> ty                 to nearest, halves to even (IEEE rint)
 ``floor`` ``ceil``        float -> ty                 toward -inf / +inf
 ``to_int``                int* -> ty                  change of integer width (wraps when narrowing)
 ``btoi``                  bool -> ty                  ``f`` -> 0, ``t`` -> 1

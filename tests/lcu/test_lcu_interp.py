@@ -121,7 +121,9 @@ def test_scalar_primitives():
     assert apply_prim("pow", [i(2), i(-1)]) == 0 and apply_prim("pow", [i(-1), i(-3)]) == -1
     assert apply_prim("pow", [f(2.0), i(-1)]) == 0.5
     assert apply_prim("isqrt", [i(17)]) == 4 and apply_prim("isqrt", [i(16)]) == 4
-    assert apply_prim("round", [f(2.5)]) == 3 and apply_prim("round", [f(-2.5)]) == -3
+    # halves to even, like the reference interpreter (NESL round = Common Lisp ROUND)
+    assert apply_prim("round", [f(2.5)]) == 2 and apply_prim("round", [f(-2.5)]) == -2
+    assert apply_prim("round", [f(3.5)]) == 4
     assert apply_prim("trunc", [f(-2.7)]) == -2 and apply_prim("floor", [f(-2.2)]) == -3
     assert apply_prim("ceil", [f(2.2)]) == 3
     assert apply_prim("trunc", [f(5e9)], ty=INT64) == 5_000_000_000

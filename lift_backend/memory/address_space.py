@@ -1,0 +1,123 @@
+"""Address-space inference: Algorithm 1 of the Lift paper.
+
+``inferASExpr(expr, writeTo)``:
+
+* program parameters: scalars in private memory, arrays in global memory;
+* literals: private; parameters: the address space of the argument they are bound to;
+* user functions: ``writeTo`` if given, otherwise the common address space of their
+  arguments (global if they differ);
+* ``toPrivate``/``toLocal``/``toGlobal`` set ``writeTo`` for the function they wrap;
+* ``reduceSeq`` accumulates in the address space of its initial value (private for a
+  literal);
+* ``map*`` and ``iterate`` pass ``writeTo`` to their function; data-layout patterns take the
+  address space of their argument (and pass ``writeTo`` to it, as line 10 of Algorithm 1).
+
+Three refinements, documented because the paper leaves them open:
+
+1. The program body is inferred with ``writeTo = global`` (the kernel's result must be in
+   global memory), not ``null``.
+2. The arguments of calls that are not data-layout patterns are inferred with
+   ``writeTo = null``: a value consumed by a pattern is stored where its own producer
+   (or a ``toX`` around it) says, not where the consumer's result goes.  Without this,
+   ``toLocal(mapSeq(id)) o reduceSeq(f, 0)`` under ``toGlobal`` would move the accumulator to
+   global memory.
+3. A user-function call that is a direct argument of another user-function call is a
+   private value (passed in registers: ``add(acc, mult(x, y))``).
+
+``reduceSeq`` always accumulates in a private variable for value types; when the call's
+address space (its ``writeTo``) differs from the accumulator's, the final value is stored
+there after the loop (``toLocal(mapLcl(reduceSeq(f, 0)))`` of the rewrite-rules paper).
+"""
+from __future__ import annotations
+
+from enum import Enum
+from types import MappingProxyType
+from typing import Dict, Mapping, Optional
+
+from ..errors import LiftCompileError
+from ..ir import patterns as P
+from ..ir.expr import Expr, FunCall, FunDecl, Lambda, Literal, Param, UserFun
+from ..types import ScalarType, TupleType, VectorType
+from ..types.infer import TypedProgram
+
+
+class AddressSpace(Enum):
+    GLOBAL = "global"
+    LOCAL = "local"
+    PRIVATE = "private"
+
+    def __str__(self):
+        return self.value
+
+
+GLOBAL, LOCAL, PRIVATE = AddressSpace.GLOBAL, AddressSpace.LOCAL, AddressSpace.PRIVATE
+
+
+class _ASInfer:
+    def __init__(self, typed: TypedProgram):
+        self.typed = typed
+        self.spaces: Dict[int, AddressSpace] = {}
+
+    def expr(self, e: Expr, write_to: Optional[AddressSpace], env, in_userfun_arg=False) -> AddressSpace:
+        if isinstance(e, Literal):
+            a = PRIVATE
+        elif isinstance(e, Param):
+            a = env[e.name]
+        elif isinstance(e, FunCall):
+            a = self.call(e, write_to, env, in_userfun_arg)
+        else:  # pragma: no cover
+            raise TypeError(e)
+        self.spaces[id(e)] = a
+        return a
+
+    def call(self, c: FunCall, write_to, env, in_userfun_arg) -> AddressSpace:
+        f = c.f
+        layout = isinstance(f, P.LayoutPattern)
+        is_uf = isinstance(f, (UserFun, P.Id, P.MapVec))
+        arg_spaces = [self.expr(a, write_to if layout else None, env, in_userfun_arg=is_uf)
+                      for a in c.args]
+        if is_uf and in_userfun_arg:
+            return PRIVATE
+        return self.fun(f, arg_spaces, write_to, env, c)
+
+    def fun(self, f: FunDecl, arg_spaces, write_to, env, call) -> AddressSpace:
+        if isinstance(f, (UserFun, P.Id, P.MapVec)):
+            if write_to is not None:
+                return write_to
+            if arg_spaces and all(a == arg_spaces[0] for a in arg_spaces):
+                return arg_spaces[0]
+            return GLOBAL
+        if isinstance(f, Lambda):
+            env2 = dict(env)
+            for p, a in zip(f.params, arg_spaces):
+                env2[p.name] = a
+                self.spaces[id(p)] = a
+            return self.expr(f.body, write_to, env2)
+        if isinstance(f, P.ToPrivate):
+            return self.fun(f.f, arg_spaces, PRIVATE, env, call)
+        if isinstance(f, P.ToLocal):
+            return self.fun(f.f, arg_spaces, LOCAL, env, call)
+        if isinstance(f, P.ToGlobal):
+            return self.fun(f.f, arg_spaces, GLOBAL, env, call)
+        if isinstance(f, P.Reduce):
+            init_space = self.expr(f.init, None, env)
+            acc = init_space if init_space == PRIVATE else init_space
+            self.fun(f.f, [acc, arg_spaces[0]], acc, env, call)
+            return write_to if write_to is not None else acc
+        if isinstance(f, (P.Map, P.Iterate)):
+            return self.fun(f.f, arg_spaces, write_to, env, call)
+        if isinstance(f, P.LayoutPattern):
+            return arg_spaces[-1] if arg_spaces else GLOBAL
+        raise LiftCompileError(f"address spaces: unknown function {f!r}")  # pragma: no cover
+
+
+def infer_address_spaces(typed: TypedProgram) -> Mapping[int, AddressSpace]:
+    """Address space of every expression node (keyed by node identity)."""
+    inf = _ASInfer(typed)
+    env = {}
+    for p in typed.program.params:
+        a = PRIVATE if isinstance(p.type, (ScalarType, VectorType, TupleType)) else GLOBAL
+        env[p.name] = a
+        inf.spaces[id(p)] = a
+    inf.expr(typed.program.body, GLOBAL, env)
+    return MappingProxyType(inf.spaces)
