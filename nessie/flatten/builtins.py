@@ -88,6 +88,40 @@ _SCALAR_NAMES = (set(_BIN) | set(_CHECKED_BIN) | set(_UN) | _TO_INT |
                   "select", "identity", "make_segdes"})
 
 
+def scalar_gpu(fl, e, vars_: dict, env: dict) -> Optional[ir.Exp]:
+    """Compile a scalar NESL expression over the variables ``vars_`` (name -> GPU expression)
+    and uniform host scalars into one GPU expression, or None when it is not that simple."""
+    if isinstance(e, T.Lit):
+        t = fl.tm.base(e.type)
+        return ir.Const(e.value, t)
+    if isinstance(e, T.ConstRef):
+        return constant(fl, e).rep.e
+    if isinstance(e, T.Var):
+        if e.name in vars_:
+            return vars_[e.name]
+        v = env.get(e.name)
+        if isinstance(v, U) and isinstance(v.rep, R.Scalar):
+            return v.rep.e
+        return None
+    if isinstance(e, T.Call) and e.kind == T.BUILTIN and e.name in _SCALAR_NAMES:
+        parts = []
+        a = e.arg
+        for _ in range(_arity(e.fun_type) - 1):
+            if not isinstance(a, T.Pair):
+                return None
+            parts.append(a.fst)
+            a = a.snd
+        parts.append(a)
+        args = [scalar_gpu(fl, x, vars_, env) for x in parts]
+        if any(x is None for x in args):
+            return None
+        return _scalar_expr(fl, e.name, args, _loc(e), e.fun_type.arg)
+    if isinstance(e, T.If) and fl.tm.is_base(e.type):
+        parts = [scalar_gpu(fl, x, vars_, env) for x in (e.cond, e.then, e.else_)]
+        return None if any(x is None for x in parts) else ir.If(*parts)
+    return None
+
+
 def constant(fl, e: T.ConstRef):
     it = fl.tm.int_type
     bits = it.width

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from lambda_cu import ir
-from lambda_cu.types import BOOL, INT, IntT, Type, VecT, tuple_of
+from lambda_cu.types import BOOL, INT, SD, IntT, Type, VecT, tuple_of
 from nessie.types import typed_ast as T
 from nessie.types import types as nt
 
@@ -428,6 +428,9 @@ class Flattener:
         b = self.b
         srcs = [self.tr(g.source, env, ctx) for g in e.gens]
         loc = loc_of(e)
+        direct = self.direct_filter(e, srcs, env, ctx)
+        if direct is not None:
+            return direct
         if ctx is None:
             reps = [uniform_rep(v) for v in srcs]
             n = R.length_var(b, reps[0])
@@ -462,6 +465,34 @@ class Flattener:
         counts, data = self.body_in(e, env2, inner, sd0)
         sd_out = sd0 if counts is None else R.make_sd(b, counts)
         return L(R.Seg(sd_out, data), None)
+
+    def direct_filter(self, e, srcs, env, ctx):
+        """``{x : x in xs | p(x)}`` over scalars with a predicate that is a scalar expression of
+        ``x`` and host values: one FILTER (SEG_FILTER in a context) whose predicate thunk is
+        ``p`` — the paper's filter kernel — instead of flags, an index filter and a gather."""
+        if e.filter is None or len(e.gens) != 1:
+            return None
+        g = e.gens[0]
+        if not (isinstance(g.pattern, T.PVar) and isinstance(e.body, T.Var)
+                and e.body.name == g.pattern.name and self.tm.is_base(g.pattern.type)):
+            return None
+        bt = self.tm.base(g.pattern.type)
+        pred = self.B.scalar_gpu(self, e.filter, {g.pattern.name: ir.Var("x")}, env)
+        if pred is None:
+            return None
+        v = srcs[0]
+        pth = thunk([("x", bt)], pred)
+        if ctx is None or is_uniform(v):
+            if ctx is not None:
+                return None
+            rep = uniform_rep(v)
+            r = self.b.soac(ir.Filter(thunk([("i", INT)], R.idx(rep.e, R.I)), pth,
+                                      R.length(self.b, rep)), [VecT(bt)], "filt")[0]
+            return U(R.Vec(r, bt))
+        seg = materialise(self.b, v, ctx, self.tm, g.source.type)
+        r, sd = self.b.soac(ir.SegFilter(thunk([("i", INT)], R.idx(seg.data.e, R.I)), pth, seg.sd),
+                            [VecT(bt), SD], "filt")
+        return L(R.Seg(sd, R.Vec(r, bt)), None)
 
     def seq_instances(self, v, ctx: Ctx, seqty):
         """(sd, data) of the per-instance sequences of a sequence-valued value in ``ctx``."""
