@@ -1,0 +1,343 @@
+"""Memory allocation (Lift paper §5.2).
+
+Only user-function results get memory; data-layout patterns allocate nothing (they become
+views).  A map's result is the memory of its function's user-function results: it is
+allocated once, at the outermost map call whose result is not written into an enclosing
+destination, with the size given by the map's type.  Private and local memory is not
+replicated across the work-items/work-groups that own a copy each:
+
+============  =================================================
+address space  enclosing maps whose length multiplies the size
+============  =================================================
+global         all maps (mapGlb, mapWrg, mapLcl, mapSeq)
+local          mapLcl, mapSeq (not mapWrg: one copy per group)
+private        mapSeq only (one copy per work-item)
+============  =================================================
+
+``reduceSeq`` accumulates in a private variable; ``iterate(n)`` with ``n >= 2`` gets a
+second buffer and swaps it with its input (double buffering, Figure 7).
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Dict, List, Mapping, Optional, Tuple
+
+from .. import arith as A
+from ..arith import Expr as AExpr, Var
+from ..errors import LiftCompileError, Span
+from ..ir import patterns as P
+from ..ir.expr import Expr, FunCall, FunDecl, Lambda, Literal, Param, UserFun
+from ..types import (ArrayType, ScalarType, TupleType, Type, VectorType, base_scalar, is_value,
+                     size_in_elements)
+from ..types.infer import TypedProgram
+from .address_space import GLOBAL, LOCAL, PRIVATE, AddressSpace
+
+INVERTIBLE_LAYOUTS = (P.Join, P.Split, P.Scatter, P.Transpose, P.AsVector, P.AsScalar)
+
+
+class Memory:
+    """A piece of memory of the kernel (identity semantics).
+
+    ``kind``: ``input`` (kernel parameter, read-only), ``output`` (kernel result),
+    ``scalar`` (scalar kernel parameter), ``temp`` (global temporary passed by the host,
+    local array or private array), ``local_arg`` (local buffer whose size is only known
+    at launch), ``variable`` (a private scalar/vector/tuple variable), ``pointer``
+    (the swapped pointers of ``iterate``).
+    """
+
+    __slots__ = ("name", "space", "elem", "size", "kind", "value_type")
+
+    def __init__(self, name: str, space: AddressSpace, elem: Type, size: AExpr, kind: str,
+                 value_type: Optional[Type] = None):
+        self.name = name
+        self.space = space
+        self.elem = elem
+        self.size = A.to_expr(size)
+        self.kind = kind
+        self.value_type = value_type
+
+    def __repr__(self):
+        return f"Memory({self.name})"
+
+    def describe(self) -> str:
+        return f"{self.space} {self.name}: {self.elem}[{A.to_text(self.size)}] ({self.kind})"
+
+
+@dataclass(frozen=True)
+class OuterDim:
+    """An enclosing map loop at an allocation: its index variable, its length and whether
+    the memory has one copy per iteration (``replicated``)."""
+    var: Var
+    length: AExpr
+    replicated: bool
+
+
+@dataclass(frozen=True)
+class IterateBuffers:
+    src: Memory      # pointer variables swapped after each iteration
+    dst: Memory
+    first_src: Memory  # the input buffer (reused as the second buffer)
+    first_dst: Memory  # the buffer allocated for the iterate
+    src_base: AExpr    # offset of this work-item's part in the buffers
+    dst_base: AExpr
+
+
+@dataclass(frozen=True)
+class Allocation:
+    memories: Tuple[Memory, ...]
+    params: Mapping[str, Memory]
+    output: Memory
+    of_call: Mapping[int, Memory]
+    outer_of_call: Mapping[int, Tuple[OuterDim, ...]]
+    acc_of: Mapping[int, Memory]
+    iterate: Mapping[int, IterateBuffers]
+    inline_calls: frozenset
+
+    def describe(self) -> str:
+        return "\n".join(m.describe() for m in self.memories)
+
+
+@dataclass(frozen=True)
+class Loop:
+    var: Var
+    length: AExpr
+    kind: str
+
+
+def replicated(kind: str, space: AddressSpace) -> bool:
+    if space == GLOBAL:
+        return True
+    if space == LOCAL:
+        return kind in ("mapLcl", "mapSeq", "map")
+    return kind in ("mapSeq", "map")
+
+
+def memory_type(outer: Tuple[OuterDim, ...], t: Type) -> Type:
+    """The logical type of a memory: ``t`` nested in the replicated enclosing loops."""
+    for d in reversed(outer):
+        if d.replicated:
+            t = ArrayType(t, d.length, d.var)
+    return t
+
+
+def _bound_loop_vars(e: AExpr, outer_vars) -> AExpr:
+    """Replace loop variables (non-opaque) by their upper bound, for buffer sizes."""
+    vs = [v for v in A.free_vars(e) if not v.opaque]
+    if not vs:
+        return e
+    ub = A.upper_bound(e)
+    if ub is None:
+        raise LiftCompileError(f"cannot bound the buffer size {A.to_text(e)}")
+    return ub
+
+
+class _Allocator:
+    def __init__(self, typed: TypedProgram, spaces: Mapping[int, AddressSpace]):
+        self.typed = typed
+        self.spaces = spaces
+        self.memories: List[Memory] = []
+        self.of_call: Dict[int, Memory] = {}
+        self.outer_of_call: Dict[int, Tuple[OuterDim, ...]] = {}
+        self.acc_of: Dict[int, Memory] = {}
+        self.iterate: Dict[int, IterateBuffers] = {}
+        self.inline: set = set()
+        self.counters: Dict[str, itertools.count] = {}
+        self.span: Optional[Span] = typed.program.span
+
+    def fresh_name(self, prefix: str) -> str:
+        c = self.counters.setdefault(prefix, itertools.count(1))
+        return f"{prefix}{next(c)}"
+
+    def error(self, msg: str) -> LiftCompileError:
+        return LiftCompileError(msg, self.span)
+
+    # ------------------------------------------------------------------ allocation
+    def allocate(self, call: FunCall, depth: Tuple[Loop, ...], t: Type, space: AddressSpace,
+                 what: str) -> Memory:
+        outer = []
+        for lp in depth:
+            if space == LOCAL and lp.kind == "mapGlb":
+                raise self.error(f"{what}: local memory cannot be used inside mapGlb (use mapWrg/mapLcl)")
+            outer.append(OuterDim(lp.var, lp.length, replicated(lp.kind, space)))
+        outer = tuple(outer)
+        mt = memory_type(outer, t)
+        size = _bound_loop_vars(size_in_elements(mt), [d.var for d in outer])
+        elem = base_scalar(t)
+        kind = "temp"
+        if space in (LOCAL, PRIVATE) and not isinstance(size, A.Cst):
+            if space == PRIVATE:
+                raise self.error(f"{what}: private memory needs a size known at compile time, "
+                                 f"got {A.to_text(size)} (give the sizes with --size)")
+            kind = "local_arg"
+        if space == PRIVATE and isinstance(size, A.Cst) and is_value(t) and not any(d.replicated for d in outer):
+            m = Memory(self.fresh_name("v"), PRIVATE, elem, size, "variable", value_type=t)
+        else:
+            m = Memory(self.fresh_name("tmp"), space, elem, size, kind)
+        self.memories.append(m)
+        self.of_call[id(call)] = m
+        self.outer_of_call[id(call)] = outer
+        return m
+
+    # ------------------------------------------------------------------ traversal
+    def visit(self, e: Expr, depth, has_dest: bool, inline: bool = False):
+        if isinstance(e, Literal):
+            return
+        if isinstance(e, Param):
+            if has_dest and not is_value(self.typed.types[id(e)]):
+                raise self.error(f"the result is the array {e.name} itself: nothing computes it "
+                                 f"(copy it with mapSeq(id) or mapGlb(id))")
+            return
+        assert isinstance(e, FunCall)
+        saved = self.span
+        if e.span is not None:
+            self.span = e.span
+        try:
+            self._visit_call(e, depth, has_dest, inline)
+        finally:
+            self.span = saved
+
+    def _visit_call(self, c: FunCall, depth, has_dest, inline):
+        f = c.f
+        if isinstance(f, P.LayoutPattern):
+            if has_dest:
+                if not isinstance(f, INVERTIBLE_LAYOUTS):
+                    raise self.error(f"{f.name}: a data-layout pattern cannot write the result of the "
+                                     f"enclosing pattern (copy the data with a user function, e.g. mapSeq(id))")
+                self.visit(c.args[0], depth, True)
+            else:
+                for a in c.args:
+                    self.visit(a, depth, False)
+            return
+        if isinstance(f, (UserFun, P.Id, P.MapVec)):
+            for a in c.args:
+                self.visit(a, depth, False, inline=True)
+            if inline:
+                self.inline.add(id(c))
+            elif not has_dest:
+                self.allocate(c, depth, self.typed.types[id(c)], self.spaces[id(c)],
+                              f"the result of {getattr(f, 'name', 'a user function')}")
+            return
+        for a in c.args:
+            self.visit(a, depth, False)
+        self.apply(f, c, depth, has_dest)
+
+    def apply(self, f: FunDecl, c: FunCall, depth, has_dest: bool):
+        types = self.typed.types
+        if isinstance(f, Lambda):
+            self.visit(f.body, depth, has_dest)
+            return
+        if isinstance(f, (P.ToGlobal, P.ToLocal, P.ToPrivate)):
+            self.apply(f.f, c, depth, has_dest)
+            return
+        if isinstance(f, (UserFun, P.Id, P.MapVec)):
+            if not has_dest:  # pragma: no cover - maps and reduces always give a destination
+                raise self.error("internal: user function without destination")
+            return
+        if isinstance(f, P.LayoutPattern):
+            raise self.error(f"{f.name}: a data-layout pattern cannot produce the result of "
+                             f"{'the enclosing pattern'}: copy the data with a user function (e.g. mapSeq(id))")
+        if isinstance(f, P.Map):
+            if not has_dest:
+                self.allocate(c, depth, types[id(c)], self.spaces[id(c)], f.kind)
+            var = self.typed.loop_vars[id(c)]
+            at = types[id(c)]
+            self.apply(f.f, c, depth + (Loop(var, at.length, f.kind),), True)
+            return
+        if isinstance(f, P.Reduce):
+            self.visit(f.init, depth, False)
+            it = types[id(f.init)]
+            acc = Memory(self.fresh_name("acc"), PRIVATE, base_scalar(it), A.ONE, "variable", value_type=it)
+            self.memories.append(acc)
+            self.acc_of[id(c)] = acc
+            self.apply(f.f, c, depth, True)
+            if not has_dest and self.spaces[id(c)] != PRIVATE:
+                self.allocate(c, depth, types[id(c)], self.spaces[id(c)], f.kind)
+            return
+        if isinstance(f, P.Iterate):
+            info = self.typed.iterate_info[id(c)]
+            k = len(info.lengths) - 1
+            if k == 0:
+                if has_dest:
+                    raise self.error("iterate(0) is the identity: it cannot write a result")
+                return
+            if k == 1:
+                if not has_dest:
+                    self.allocate(c, depth, types[id(c)], self.spaces[id(c)], "iterate")
+                self.apply(f.f, c, depth, True)
+                return
+            if has_dest:
+                raise self.error("iterate: the result of an iterate(n >= 2) stays in its swap buffers; "
+                                 "copy it where it is needed (e.g. toGlobal(mapLcl(mapSeq(id))))")
+            self.iterate_buffers(f, c, depth, info)
+            self.apply(f.f, c, depth, True)
+            return
+        raise self.error(f"cannot allocate memory for {f!r}")  # pragma: no cover
+
+    def iterate_buffers(self, f: P.Iterate, c: FunCall, depth, info):
+        types = self.typed.types
+        space = self.spaces[id(c)]
+        elem_t = types[id(c)].elem
+        # the input must be a buffer of this kernel in the same address space (reused)
+        src_call = c.args[0]
+        while isinstance(src_call, FunCall) and isinstance(src_call.f, (P.Join, P.Split)):
+            src_call = src_call.args[0]
+        src_mem = self.of_call.get(id(src_call)) if isinstance(src_call, FunCall) else None
+        if src_mem is None or src_mem.kind not in ("temp", "local_arg") or src_mem.space != space:
+            raise self.error(
+                f"iterate: the input must be produced in {space} memory by the same kernel, so that its "
+                f"buffer can be swapped with the iterate's own (copy it first, e.g. with "
+                f"to{str(space).capitalize()}(mapLcl(mapSeq(id))))")
+        outs = list(info.lengths[1:])
+        ins = list(info.lengths[:-1])
+        biggest_out = outs[0]
+        for l in outs[1:]:
+            if A.prove_le(biggest_out, l):
+                biggest_out = l
+            elif not A.prove_le(l, biggest_out):
+                raise self.error(f"iterate: cannot bound the buffer sizes {', '.join(map(A.to_text, outs))}")
+        for l in ins + outs:
+            if not A.prove_le(l, info.lengths[0]):
+                raise self.error("iterate: the array must not grow beyond the input length "
+                                 "(the input buffer is reused)")
+        dst = self.allocate(c, depth, ArrayType(elem_t, biggest_out), space, "iterate")
+        outer_dst = self.outer_of_call[id(c)]
+        outer_src = self.outer_of_call[id(src_call)]
+        from ..views.views import flat_offset
+        dst_base = flat_offset(memory_type(outer_dst, ArrayType(elem_t, biggest_out)),
+                               [d.var for d in outer_dst if d.replicated])
+        src_t = types[id(src_call)]
+        src_base = flat_offset(memory_type(outer_src, src_t), [d.var for d in outer_src if d.replicated])
+        p_src = Memory(self.fresh_name("src"), space, src_mem.elem, src_mem.size, "pointer")
+        p_dst = Memory(self.fresh_name("dst"), space, dst.elem, dst.size, "pointer")
+        self.memories.extend([p_src, p_dst])
+        self.iterate[id(c)] = IterateBuffers(p_src, p_dst, src_mem, dst, src_base, dst_base)
+
+
+def allocate(typed: TypedProgram, spaces: Mapping[int, AddressSpace]) -> Allocation:
+    """Allocate the memory of ``typed``; pure (returns a new :class:`Allocation`)."""
+    al = _Allocator(typed, spaces)
+    params: Dict[str, Memory] = {}
+    for p in typed.program.params:
+        t = p.type
+        if is_value(t):
+            m = Memory(p.name, PRIVATE, base_scalar(t), A.ONE, "scalar", value_type=t)
+        else:
+            m = Memory(p.name, GLOBAL, base_scalar(t), size_in_elements(t), "input")
+        params[p.name] = m
+        al.memories.append(m)
+    rt = typed.result_type
+    if is_value(rt):
+        raise LiftCompileError(f"program {typed.program.name}: the result must be an array, got {rt}",
+                               typed.program.span)
+    out = Memory("out", GLOBAL, base_scalar(rt), size_in_elements(rt), "output")
+    al.memories.append(out)
+    if any(v for v in A.free_vars(out.size) if not v.opaque):
+        raise LiftCompileError("the output size depends on loop variables", typed.program.span)
+    al.visit(typed.program.body, (), True)
+    return Allocation(
+        memories=tuple(al.memories), params=MappingProxyType(params), output=out,
+        of_call=MappingProxyType(al.of_call), outer_of_call=MappingProxyType(al.outer_of_call),
+        acc_of=MappingProxyType(al.acc_of), iterate=MappingProxyType(al.iterate),
+        inline_calls=frozenset(al.inline))
