@@ -5,7 +5,7 @@ from nessie.diagnostics import (CompileError, CompileErrors, RuntimeNeslError, S
                                 format_error, InternalError)
 from nessie.syntax import parse_text
 
-from conftest import errors_of
+from fe_helpers import errors_of
 
 
 def syntax_errors(text, filename="s.nesl"):
@@ -113,7 +113,7 @@ def test_formatting_with_source_line_and_caret():
         "fmt.nesl:3:4: error: syntax error at '*'\n"
         "       * 2;\n"
         "       ^")
-    from conftest import check
+    from fe_helpers import check
     with pytest.raises(CompileErrors) as info:
         check("y = [1, 2.25];", "fmt2.nesl")
     assert info.value.format() == (

@@ -8,7 +8,7 @@ from nessie.mono import monomorphise, print_mono
 from nessie.syntax import parse_file, parse_text, print_ast
 from nessie.types import print_typed, type_summary, typecheck
 
-from conftest import GOLDEN, PROGRAMS
+from fe_helpers import GOLDEN, PROGRAMS
 
 NAMES = sorted(f[:-5] for f in os.listdir(PROGRAMS) if f.endswith(".nesl"))
 UPDATE = os.environ.get("NESSIE_UPDATE_GOLDEN") == "1"

@@ -6,7 +6,7 @@ from nessie.mono import check_mono, monomorphise, print_mono
 from nessie.types import typed_ast as T
 from nessie.types.types import INT, FLOAT, TFun, TPair, TSeq, free_vars
 
-from conftest import check
+from fe_helpers import check
 
 
 def mono(text):

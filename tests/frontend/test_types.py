@@ -9,7 +9,7 @@ from nessie.types import (BUILTIN_SCHEMES, BUILTIN_TYPES, CONSTANT_TYPES, initia
 from nessie.types import typed_ast as T
 from nessie.types.types import FLOAT, INT, TPair, TSeq
 
-from conftest import check
+from fe_helpers import check
 
 
 def summary(text):
@@ -124,7 +124,7 @@ def test_datatypes():
 
 
 def test_datatype_errors():
-    from conftest import errors_of
+    from fe_helpers import errors_of
     assert errors_of("datatype complex(float, float);\nx = complex(1, 2.0);") == [
         "t.nesl:2:13: error: type mismatch: expected float but got int"]
     assert errors_of("datatype pt(a, a) :: (a in number);\nx = pt(t, f);") == [

@@ -277,7 +277,7 @@ EXPECTED_EXAMPLE_LINES = {
     "mxv.nesl": ["it = [-2, -2, -2, -2] : [int]", "it = [5, 4, 3, 2, 1] : [int]"],
     "quicksort.nesl": ["it = [-9, -9, -8, -3, 0, 5, 8, 14, 17, 19] : [int]", "it = [] : [int]"],
     "strings.nesl": ['it = ["nested", "data", "parallelism", "is", "fun"] : [[char]]',
-                     "it = [4, 3, 2, 0, 1] : [int]", 'it = "length 31" : [char]'],
+                     "it = [4, 3, 2, 0, 1] : [int]", 'it = "desserts" : [char]'],
     "histogram.nesl": ["it = [0, 2, 1, 2, 1, 3, 1, 0, 0, 1] : [int]", "it = T : bool",
                        "it = 500 : int"],
     "fib_map.nesl": ["it = [144, 0, 2, 1, 13] : [int]"],

@@ -1,0 +1,372 @@
+"""Views (Lift paper §5.3): how data-layout patterns change the way memory is accessed.
+
+A view is an immutable chain ending in a :class:`MemView` (or a :class:`ValueView`).
+The same views serve for reading (input views, built along the data flow) and writing
+(output views, built from the destination backwards): a view is an index mapping.
+
+*Consumption* (the two-stack algorithm of Figure 5) walks a view chain from the top:
+``AccessView`` pushes the index of a map's iteration on the *array stack*; ``SplitView``
+pops the row and column and pushes ``row * n + col``; ``JoinView`` does the opposite;
+``TupleAccessView`` pushes on the *tuple stack* and ``ZipView`` pops it to choose the
+array; ``MemView`` finally flattens the remaining indices into an offset.  Every index is
+built with the smart constructors, so it comes out simplified with the ranges of the
+loop variables (``get_local_id`` & co.).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import List, Optional, Sequence, Tuple, Union
+
+from .. import arith as A
+from ..arith import Expr as AExpr
+from ..errors import LiftCompileError
+from ..ir import patterns as P
+from ..ir.expr import Literal
+from ..types import (ArrayType, ScalarType, TupleType, Type, VectorType, size_in_elements)
+
+
+class View:
+    type: Type
+
+    def describe(self) -> str:
+        return view_text(self)
+
+
+@dataclass(frozen=True, eq=False)
+class MemView(View):
+    mem: object                    # lift_backend.memory.alloc.Memory
+    outer: tuple                   # OuterDim per enclosing map at the allocation
+    type: Type
+
+
+@dataclass(frozen=True, eq=False)
+class ValueView(View):
+    """A private value: a variable (``mem``) or a C expression (``expr``); arrays of length 1
+    around it (``[t]_1``, the result of reduceSeq) are indexed away."""
+    type: Type
+    mem: object = None
+    expr: Optional[str] = None
+
+
+@dataclass(frozen=True, eq=False)
+class AccessView(View):
+    parent: View
+    index: AExpr
+    type: Type
+
+
+@dataclass(frozen=True, eq=False)
+class SplitView(View):
+    parent: View
+    n: AExpr
+    type: Type
+
+
+@dataclass(frozen=True, eq=False)
+class NestView(View):
+    """Position-dependent split: row ``i`` starts at ``offset(i)`` (partition, splitOffsets,
+    and the inverse of join on irregular arrays)."""
+    parent: View
+    offset_var: A.Var
+    offset: AExpr          # in terms of offset_var
+    type: Type
+    label: str = "nest"
+
+
+@dataclass(frozen=True, eq=False)
+class JoinView(View):
+    parent: View
+    inner: AExpr
+    type: Type
+
+
+@dataclass(frozen=True, eq=False)
+class ReorderView(View):
+    """``gather(f)`` (reading) and ``scatter(f)`` (writing): element ``k`` is ``parent[f(k)]``."""
+    parent: View
+    f: P.IndexFun
+    n: AExpr
+    type: Type
+    label: str = "gather"
+
+
+@dataclass(frozen=True, eq=False)
+class ZipView(View):
+    parents: Tuple[View, ...]
+    type: Type
+
+
+@dataclass(frozen=True, eq=False)
+class TupleAccessView(View):
+    parent: View
+    i: int
+    type: Type
+
+
+@dataclass(frozen=True, eq=False)
+class SlideView(View):
+    parent: View
+    size: AExpr
+    step: AExpr
+    type: Type
+
+
+@dataclass(frozen=True, eq=False)
+class PadView(View):
+    parent: View
+    left: AExpr
+    n: AExpr               # length of the parent
+    boundary: object       # 'clamp' | 'mirror' | 'wrap' | Literal
+    type: Type
+
+
+@dataclass(frozen=True, eq=False)
+class TransposeView(View):
+    parent: View
+    type: Type
+
+
+@dataclass(frozen=True, eq=False)
+class OffsetView(View):
+    """``slice(start, stop)``: element ``k`` is ``parent[start + k]``."""
+    parent: View
+    start: AExpr
+    type: Type
+
+
+@dataclass(frozen=True, eq=False)
+class AsVectorView(View):
+    parent: View
+    width: int
+    type: Type
+
+
+@dataclass(frozen=True, eq=False)
+class AsScalarView(View):
+    parent: View
+    width: int
+    type: Type
+
+
+@dataclass(frozen=True, eq=False)
+class GatherIdxView(View):
+    """Data-dependent gather: element ``k`` is ``parent[idx[k]]``, ``idx`` read from memory."""
+    parent: View
+    idx: View
+    type: Type
+
+
+# ------------------------------------------------------------------------------- accesses
+
+@dataclass(frozen=True)
+class MemAccess:
+    """``mem[index]`` (``index`` in elements of the memory), then tuple ``fields``; a vector
+    of ``width`` elements is read/written with vloadN/vstoreN when the memory holds scalars."""
+    mem: object
+    index: AExpr
+    fields: Tuple[int, ...] = ()
+    width: int = 1
+
+
+@dataclass(frozen=True)
+class ValueAccess:
+    mem: object = None
+    expr: Optional[str] = None
+    fields: Tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class CondAccess:
+    cond: A.Cond
+    then: object
+    els: object
+
+
+@dataclass(frozen=True)
+class ConstAccess:
+    literal: Literal
+
+
+@dataclass(frozen=True)
+class TupleBuild:
+    """A whole tuple read from a zip: built from its components."""
+    type: TupleType
+    parts: Tuple[object, ...]
+
+
+Access = Union[MemAccess, ValueAccess, CondAccess, ConstAccess, TupleBuild]
+
+
+def flat_offset(t: Type, idxs: Sequence[AExpr]) -> AExpr:
+    """Offset (in memory elements) of element ``idxs`` of a value of type ``t`` stored
+    row-major; position-dependent rows use the sum of the preceding row sizes."""
+    off = A.ZERO
+    for i in idxs:
+        if not isinstance(t, ArrayType):
+            raise LiftCompileError(f"internal: too many indices for {t}")
+        i = A.to_expr(i)
+        if t.index_var is None:
+            off = A.add(off, A.mul(i, size_in_elements(t.elem)))
+        else:
+            off = A.add(off, A.sum_over(t.index_var, 0, i, size_in_elements(t.elem)))
+        t = t.elem_at(i)
+    return off
+
+
+def _elem_type(t: Type, depth: int) -> Type:
+    for _ in range(depth):
+        if not isinstance(t, ArrayType):
+            break
+        t = t.elem_at(A.ZERO) if t.index_var is not None else t.elem
+    return t
+
+
+def consume(view: View, arr: Tuple[AExpr, ...] = (), tup: Tuple[int, ...] = (), extra: AExpr = A.ZERO,
+            width: int = 1) -> Access:
+    """Generate the access for element ``arr`` (outermost index first) of ``view``,
+    projecting tuple components ``tup`` (first component first)."""
+    arr = list(arr)
+    tup = list(tup)
+    return _consume(view, arr, tup, extra, width)
+
+
+def _consume(v: View, arr: List[AExpr], tup: List[int], extra: AExpr, width: int) -> Access:
+    while True:
+        if isinstance(v, AccessView):
+            arr.insert(0, v.index)
+            v = v.parent
+        elif isinstance(v, TupleAccessView):
+            tup.insert(0, v.i)
+            v = v.parent
+        elif isinstance(v, SplitView):
+            i, j = arr[0], arr[1]
+            arr[:2] = [A.add(A.mul(i, v.n), j)]
+            v = v.parent
+        elif isinstance(v, NestView):
+            i, j = arr[0], arr[1]
+            arr[:2] = [A.add(A.subst(v.offset, {v.offset_var: i}), j)]
+            v = v.parent
+        elif isinstance(v, JoinView):
+            k = arr[0]
+            arr[:1] = [A.div(k, v.inner), A.mod(k, v.inner)]
+            v = v.parent
+        elif isinstance(v, ReorderView):
+            arr[0] = v.f.apply(arr[0], v.n)
+            v = v.parent
+        elif isinstance(v, OffsetView):
+            arr[0] = A.add(arr[0], v.start)
+            v = v.parent
+        elif isinstance(v, SlideView):
+            w, j = arr[0], arr[1]
+            arr[:2] = [A.add(A.mul(w, v.step), j)]
+            v = v.parent
+        elif isinstance(v, TransposeView):
+            arr[0], arr[1] = arr[1], arr[0]
+            v = v.parent
+        elif isinstance(v, PadView):
+            i = A.sub(arr[0], v.left)
+            n = v.n
+            b = v.boundary
+            if isinstance(b, Literal):
+                inside = _consume(v.parent, [i] + arr[1:], list(tup), extra, width)
+                lo_ok = A.decide(A.Cond("<=", A.ZERO, i))
+                hi_ok = A.decide(A.Cond("<", i, n))
+                res = inside
+                if hi_ok is not True:
+                    res = res if hi_ok is True else CondAccess(A.Cond("<", i, n), res, ConstAccess(b))
+                if lo_ok is not True:
+                    res = CondAccess(A.Cond("<=", A.ZERO, i), res, ConstAccess(b))
+                return res
+            if b == "clamp":
+                idx = A.ite(A.Cond("<", i, A.ZERO), A.ZERO, A.ite(A.Cond("<", i, n), i, A.sub(n, 1)))
+            elif b == "mirror":
+                idx = A.ite(A.Cond("<", i, A.ZERO), A.sub(A.neg(i), 1),
+                            A.ite(A.Cond("<", i, n), i, A.sub(A.sub(A.mul(2, n), i), 1)))
+            elif b == "wrap":
+                idx = A.ite(A.Cond("<", i, A.ZERO), A.add(i, n), A.ite(A.Cond("<", i, n), i, A.sub(i, n)))
+            else:  # pragma: no cover
+                raise LiftCompileError(f"unknown boundary {b}")
+            arr[0] = idx
+            v = v.parent
+        elif isinstance(v, AsVectorView):
+            arr[0] = A.mul(arr[0], v.width)
+            width = v.width if width == 1 else width
+            v = v.parent
+        elif isinstance(v, AsScalarView):
+            k = arr[0]
+            arr[0] = A.div(k, v.width)
+            extra = A.add(extra, A.mod(k, v.width))
+            v = v.parent
+        elif isinstance(v, GatherIdxView):
+            k = arr[0]
+            ia = _consume(v.idx, [k], [], A.ZERO, 1)
+            if not isinstance(ia, MemAccess):
+                raise LiftCompileError("gatherIdx: the index array must be read from memory")
+            pt = v.parent.type
+            hi = A.sub(pt.length, 1) if isinstance(pt, ArrayType) else None
+            arr[0] = A.Lookup(ia.mem, ia.mem.name, ia.index, 0, hi)
+            v = v.parent
+        elif isinstance(v, ZipView):
+            if not tup:
+                # the whole tuple is needed: build it from its components
+                parts = tuple(_consume(p, list(arr), [], extra, width) for p in v.parents)
+                return TupleBuild(_elem_type(v.type, len(arr)), parts)
+            v = v.parents[tup.pop(0)]
+        elif isinstance(v, ValueView):
+            return ValueAccess(v.mem, v.expr, tuple(tup))
+        elif isinstance(v, MemView):
+            idxs = [d.var for d in v.outer if d.replicated]
+            from ..memory.alloc import memory_type
+            mt = memory_type(v.outer, v.type)
+            depth = len(arr)
+            off = flat_offset(mt, idxs + arr)
+            off = A.add(off, extra)
+            et = _elem_type(v.type, depth)
+            w = width
+            if isinstance(et, VectorType) and width == 1 and extra == A.ZERO:
+                w = et.width
+            return MemAccess(v.mem, off, tuple(tup), w)
+        else:
+            raise LiftCompileError(f"internal: cannot consume view {type(v).__name__}")
+
+
+# ------------------------------------------------------------------------------- printing
+
+def view_text(v: View) -> str:
+    """``MemView(x) <- Zip <- Split(128) <- Access(wg_id) ...`` from memory to the top."""
+    parts = []
+    while True:
+        name = type(v).__name__.replace("View", "")
+        if isinstance(v, MemView):
+            parts.append(f"Mem({v.mem.name})")
+            break
+        if isinstance(v, ValueView):
+            parts.append(f"Value({v.mem.name if v.mem is not None else v.expr})")
+            break
+        if isinstance(v, ZipView):
+            parts.append("Zip(" + ", ".join(view_text(p) for p in v.parents) + ")")
+            break
+        if isinstance(v, AccessView):
+            parts.append(f"Access({A.to_text(v.index)})")
+        elif isinstance(v, SplitView):
+            parts.append(f"Split({A.to_text(v.n)})")
+        elif isinstance(v, JoinView):
+            parts.append(f"Join({A.to_text(v.inner)})")
+        elif isinstance(v, NestView):
+            parts.append(f"{v.label}({v.offset_var.name} -> {A.to_text(v.offset)})")
+        elif isinstance(v, ReorderView):
+            parts.append(f"{v.label.capitalize()}")
+        elif isinstance(v, TupleAccessView):
+            parts.append(f"Get({v.i})")
+        elif isinstance(v, GatherIdxView):
+            parts.append(f"GatherIdx[{view_text(v.idx)}]")
+        elif isinstance(v, SlideView):
+            parts.append(f"Slide({A.to_text(v.size)}, {A.to_text(v.step)})")
+        elif isinstance(v, PadView):
+            parts.append(f"Pad({A.to_text(v.left)})")
+        elif isinstance(v, OffsetView):
+            parts.append(f"Slice({A.to_text(v.start)})")
+        else:
+            parts.append(name)
+        v = v.parent
+    return " <- ".join(reversed(parts))
