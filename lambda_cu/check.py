@@ -489,6 +489,12 @@ class _Cpu:
             if not is_cpu_type(e.ty):
                 raise _Fail(f"error has type {e.ty}, not a CPU type")
             return e.ty
+        if isinstance(e, ir.Extern):
+            for a in e.args:
+                self.exp(a, env, record)
+            if not is_cpu_type(e.ty):
+                raise _Fail(f"extern {e.name} has type {e.ty}, not a CPU type")
+            return e.ty
         if isinstance(e, (ir.Index, ir.Let)):
             raise _Fail(f"'{e}' is GPU-level code and cannot appear on the host (use a kernel)")
         raise _Fail(f"'{e!r}' is not a CPU-level expression")

@@ -761,10 +761,13 @@ def _on_big_stack(fn: Callable[[], Any]) -> Any:
 class Interpreter:
     """Interpreter of one λcu program (see the module docstring)."""
 
-    def __init__(self, prog: ir.Program, check: bool = True) -> None:
+    def __init__(self, prog: ir.Program, check: bool = True,
+                 externs: Optional[dict[str, Callable[..., Any]]] = None) -> None:
         if check:
             check_program(prog)
         self.prog = prog
+        #: host library functions for ``Extern`` nodes: name -> f(*arg values) -> value
+        self.externs = dict(externs or {})
         self.kernels = {k.name: k for k in prog.kernels}
         self.functions = {f.name: f for f in prog.functions}
         self.globals: dict[str, Any] = {}
@@ -867,6 +870,11 @@ class Interpreter:
             return None
         if isinstance(e, ir.Error):
             raise LcuRuntimeError(e.loc, e.message)
+        if isinstance(e, ir.Extern):
+            fn = self.externs.get(e.name)
+            if fn is None:
+                raise LcuRuntimeError(e.loc, f"no host function '{e.name}' was supplied")
+            return fn(*[self.exp(a, env) for a in e.args])
         raise TypeError(f"cannot evaluate {type(e).__name__} on the host: {e}")
 
 

@@ -76,6 +76,12 @@ CPU level only:
                          mismatches, bounds checks decided on the host, ...).
 ``Error(ty, loc, message)``  ``error : t ("loc", "message")``: aborts unconditionally; has any type
                          ``ty`` (used in the branch of an ``if`` that cannot succeed).
+``Extern(name, args, ty, loc)``  ``extern name (args) : t``: a call of a *host library function*
+                         supplied by the runtime (``Interpreter(..., externs=...)``): I/O,
+                         printing values as strings, the random-number generator, clocks —
+                         operations that are sequential or stateful by nature.  Its arguments
+                         and result are CPU values of the declared types; it may have effects,
+                         so passes never remove, duplicate or reorder it.
 
 Normal form produced by flattening: ``Run``, ``Call`` and ``If`` appear as the right-hand side of
 a ``Bind`` or as the result of a ``Block``, so that the fusion pass sees every kernel launch as a
@@ -443,6 +449,19 @@ class Error(Exp):
     message: str
 
 
+@dataclass(frozen=True)
+class Extern(Exp):
+    """``extern name (args) : ty``: call of a host library function (see the module docstring)."""
+
+    name: str
+    args: tuple[Exp, ...]
+    ty: Type
+    loc: Optional[str] = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "args", _tup(self.args))
+
+
 # --------------------------------------------------------------------------------------------
 # kernels
 
@@ -781,7 +800,7 @@ def _fv(e: Exp, bound: frozenset[str], out: set[str]) -> None:
             _fv(x, bound, out)
     elif isinstance(e, Proj):
         _fv(e.tup, bound, out)
-    elif isinstance(e, (PrimOp, Run, Call)):
+    elif isinstance(e, (PrimOp, Run, Call, Extern)):
         for x in e.args:
             _fv(x, bound, out)
     elif isinstance(e, SegVec):
@@ -853,7 +872,7 @@ def kernel_runs(e: Exp) -> tuple[Run, ...]:
         elif isinstance(x, Tuple):
             for y in x.elems:
                 go(y)
-        elif isinstance(x, (PrimOp, Call)):
+        elif isinstance(x, (PrimOp, Call, Extern)):
             for y in x.args:
                 go(y)
         elif isinstance(x, VecLit):
@@ -927,7 +946,8 @@ UNIT_CONST = Const(None, UNIT)
 
 __all__ = [
     "Node", "Exp", "Var", "Param", "Const", "Tuple", "Proj", "PrimOp", "SegVec", "Length", "Index",
-    "If", "Let", "Bind", "Block", "Run", "Call", "VecLit", "MakeSegDes", "Check", "Error", "Thunk",
+    "If", "Let", "Bind", "Block", "Run", "Call", "VecLit", "MakeSegDes", "Check", "Error", "Extern",
+    "Thunk",
     "Soac", "Map", "Permute", "Scatter", "Reduce", "Scan", "Filter", "Partition", "Once", "Rank",
     "SegReduce", "SegScan", "SegFilter", "SegPartition", "SegPermute", "SegRank", "SOAC_CLASSES",
     "KBind", "Kernel", "Function", "Program", "free_vars", "thunk_free_vars", "soac_reads",

@@ -216,6 +216,9 @@ class _Printer:
                     _P_ATOM)
         if isinstance(e, ir.Error):
             return f"error({_qstr(e.loc)}, {_qstr(e.message)}) : {type_str(e.ty)}", _P_LOW
+        if isinstance(e, ir.Extern):
+            args = ", ".join(self.exp(a, _P_LOW, ind) for a in e.args)
+            return f"extern {e.name} ({args}) : {type_str(e.ty)}", _P_LOW
         raise TypeError(f"cannot print expression {e!r}")
 
     def primop(self, e: ir.PrimOp, ind: int) -> tuple[str, int]:

@@ -131,6 +131,95 @@ def leaves_to_value(tm, ty, leaves: list, dts) -> Any:
     return value(ty, list(leaves))
 
 
+def value_to_leaves(tm, ty, v) -> list:
+    """The λcu leaves (numpy scalars/arrays, segment descriptors) of an interpreter value of
+    NESL type ``ty`` — the inverse of :func:`leaves_to_value`."""
+    import numpy as np
+
+    from lambda_cu.values import SegDes, dtype_of
+
+    def unfold_value(t, x):
+        if isinstance(t, nt.TData):
+            f = x.fields
+            out = f[-1]
+            for y in reversed(f[:-1]):
+                out = (y, out)
+            return tm.unfold(t), out
+        return t, x
+
+    def scalar(t, x):
+        bt = tm.base(t)
+        if isinstance(x, str):
+            x = ord(x)
+        return dtype_of(bt).type(x)
+
+    def value(t, x, out):
+        t, x = unfold_value(t, x)
+        if isinstance(t, nt.TBase):
+            out.append(scalar(t, x))
+        elif isinstance(t, nt.TPair):
+            value(t.fst, x[0], out)
+            value(t.snd, x[1], out)
+        else:
+            seq(t.elem, list(x.items), out)
+
+    def seq(t, items, out):
+        if isinstance(t, nt.TData):
+            items = [unfold_value(t, x)[1] for x in items]
+            t = tm.unfold(t)
+        if isinstance(t, nt.TBase):
+            bt = tm.base(t)
+            out.append(np.asarray([ord(x) if isinstance(x, str) else x for x in items],
+                                  dtype=dtype_of(bt)).reshape(-1))
+        elif isinstance(t, nt.TPair):
+            seq(t.fst, [x[0] for x in items], out)
+            seq(t.snd, [x[1] for x in items], out)
+        else:
+            out.append(SegDes(np.asarray([len(x.items) for x in items], dtype=np.int64)))
+            seq(t.elem, [y for x in items for y in x.items], out)
+
+    out: list = []
+    value(ty, v, out)
+    return out
+
+
+def make_externs(c: Compiled, flat, out: TextIO, *, int_bits: int = 32, print_length: int = 100):
+    """Host functions for the program's ``Extern`` nodes: the reference interpreter's builtins
+    (one shared runtime: the same random generator and output stream as a whole run), with
+    values converted between λcu leaves and interpreter values; and the clock."""
+    import time
+
+    from nessie.interp.builtins import BUILTINS, CallContext, Runtime
+    from nessie.interp.values import Seq
+
+    tm = flat.typemap
+    dts = _datatypes(c)
+    rt = Runtime(semantics(int_bits), out, base_dir=os.path.dirname(os.path.abspath(c.filename)),
+                 print_length=print_length, datatypes=dts)
+
+    def pack(leaves):
+        return leaves[0] if len(leaves) == 1 else tuple(leaves)
+
+    def make(name, fun_type, lifted):
+        fn = BUILTINS[name]
+        ctx = CallContext(rt, None, fun_type.arg, fun_type.result)
+        if not lifted:
+            def call(*leaves):
+                arg = leaves_to_value(tm, fun_type.arg, list(leaves), dts)
+                return pack(value_to_leaves(tm, fun_type.result, fn(arg, ctx)))
+        else:
+            def call(n, *leaves):
+                args = leaves_to_value(tm, nt.TSeq(fun_type.arg), list(leaves), dts)
+                res = Seq([fn(a, ctx) for a in args.items])
+                return pack(value_to_leaves(tm, nt.TSeq(fun_type.result), res))
+        return call
+
+    externs = {"clock": lambda *deps: time.perf_counter()}
+    for ename, (name, fun_type, lifted) in (flat.externs or {}).items():
+        externs[ename] = make(name, fun_type, lifted)
+    return externs, rt
+
+
 def _span_of_loc(loc: Optional[str]) -> Optional[Span]:
     if not loc:
         return None
@@ -141,7 +230,8 @@ def _span_of_loc(loc: Optional[str]) -> Optional[Span]:
         return None
 
 
-def run_lcu(c: Compiled, flat, out: TextIO, *, print_length: int = 100, check: bool = True):
+def run_lcu(c: Compiled, flat, out: TextIO, *, print_length: int = 100, check: bool = True,
+            int_bits: int = 32):
     """Run a (fused or unfused) flattened program on the λcu numpy interpreter, printing its
     results like the reference interpreter.  Returns the λcu interpreter (launch counts)."""
     import numpy as np
@@ -151,13 +241,14 @@ def run_lcu(c: Compiled, flat, out: TextIO, *, print_length: int = 100, check: b
     from nessie.interp.eval import pattern_text
 
     dts = _datatypes(c)
-    it = LI.Interpreter(flat.program, check)
+    externs, rt = make_externs(c, flat, out, int_bits=int_bits, print_length=print_length)
+    it = LI.Interpreter(flat.program, check, externs=externs)
     main = iter(flat.program.main)
     typed_funs = {i.name: i for i in c.typed.items if isinstance(i, T.FunDef)}
     plen = [print_length]
 
     def line(s):
-        out.write(s + "\n")
+        rt.out.line(s)
 
     def go():
         # function lines appear at their source position with their polymorphic type
@@ -178,9 +269,12 @@ def run_lcu(c: Compiled, flat, out: TextIO, *, print_length: int = 100, check: b
                 line(format_binding(lhs, value, top.type, plen[0], dts))
             elif top.kind == "set" and getattr(top.item, "name", None) == "print_length":
                 plen[0] = int(top.item.args[0])
+                rt.print_length = plen[0]
 
     try:
         LI._on_big_stack(go)
     except LI.LcuRuntimeError as err:
         raise RuntimeNeslError(_span_of_loc(err.location), err.message) from None
+    except RuntimeNeslError:
+        raise
     return it

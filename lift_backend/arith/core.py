@@ -676,7 +676,7 @@ def ite(cond: Cond, then, els) -> Expr:
 # sums over ranges (position-dependent arrays)
 # ---------------------------------------------------------------------------------------
 
-def sum_over(var: Var, start, stop, body) -> Expr:
+def sum_over(var: Var, start, stop, body, _nonneg: bool = False) -> Expr:
     """``sum_{var=start}^{stop-1} body`` with the closed forms of the position-dependent
     arrays paper (indexed from 0, upper bound exclusive):
 
@@ -686,25 +686,26 @@ def sum_over(var: Var, start, stop, body) -> Expr:
     * linearity:                   sums of terms, constant factors pulled out
     * case splits on ``i`` (loop peeling): ``i < c``, ``i <= c``, ``i == c`` conditions
 
-    The closed forms need ``stop >= start`` (proved by range analysis); otherwise the
-    ``SumOver`` node is kept (and evaluated literally).
+    The closed forms need ``stop >= start`` (proved by range analysis, or known by
+    construction for the pieces of a case split); otherwise the ``SumOver`` node is kept
+    (and evaluated literally).
     """
     from .ranges import prove_nonneg, prove_le
     start, stop, body = to_expr(start), to_expr(stop), to_expr(body)
     if prove_le(stop, start):
         return ZERO
     count = sub(stop, start)
-    if not prove_nonneg(count):
+    if not _nonneg and not prove_nonneg(count):
         return SumOver(var, start, stop, body)
     if not contains(body, var):
         return mul(count, body)
     if isinstance(body, Sum):
-        return add(*[sum_over(var, start, stop, t) for t in body.terms])
+        return add(*[sum_over(var, start, stop, t, True) for t in body.terms])
     if isinstance(body, Prod):
         free = [f for f in body.factors if not contains(f, var)]
         dep = [f for f in body.factors if contains(f, var)]
         if free or body.coef != 1:
-            return mul(Cst(body.coef), *free, sum_over(var, start, stop, _make_term(1, tuple(dep))))
+            return mul(Cst(body.coef), *free, sum_over(var, start, stop, _make_term(1, tuple(dep)), True))
         return SumOver(var, start, stop, body)
     if body == var:
         return div(sub(mul(stop, sub(stop, ONE)), mul(start, sub(start, ONE))), Cst(2))
@@ -718,12 +719,13 @@ def sum_over(var: Var, start, stop, body) -> Expr:
                 # var < p  (or var <= p  ==  var < p + 1): [start, split) takes `then`
                 p = c.rhs if c.op == "<" else add(c.rhs, ONE)
                 split = _clamp(p, start, stop)
-                return add(sum_over(var, start, split, t), sum_over(var, split, stop, e))
+                # start <= split <= stop by construction
+                return add(sum_over(var, start, split, t, True), sum_over(var, split, stop, e, True))
             if c.rhs == var and not contains(c.lhs, var):
                 # p < var  (or p <= var == p - 1 < var): [start, split) takes `else`
                 p = add(c.lhs, ONE) if c.op == "<" else c.lhs
                 split = _clamp(p, start, stop)
-                return add(sum_over(var, start, split, e), sum_over(var, split, stop, t))
+                return add(sum_over(var, start, split, e, True), sum_over(var, split, stop, t, True))
         if c.op in ("==", "!=") and (c.lhs == var or c.rhs == var):
             p = c.rhs if c.lhs == var else c.lhs
             if not contains(p, var):
@@ -731,7 +733,7 @@ def sum_over(var: Var, start, stop, body) -> Expr:
                 # loop peeling: the iteration var == p (if inside the range) takes `hit`
                 peeled = sub(subst(hit, {var: p}), subst(miss, {var: p}))
                 inside = ite(Cond("<=", start, p), ite(Cond("<", p, stop), peeled, ZERO), ZERO)
-                return add(inside, sum_over(var, start, stop, miss))
+                return add(inside, sum_over(var, start, stop, miss, True))
     return SumOver(var, start, stop, body)
 
 

@@ -12,7 +12,7 @@
 * ``map*`` and ``iterate`` pass ``writeTo`` to their function; data-layout patterns take the
   address space of their argument (and pass ``writeTo`` to it, as line 10 of Algorithm 1).
 
-Three refinements, documented because the paper leaves them open:
+Four refinements, documented because the paper leaves them open:
 
 1. The program body is inferred with ``writeTo = global`` (the kernel's result must be in
    global memory), not ``null``.
@@ -23,6 +23,10 @@ Three refinements, documented because the paper leaves them open:
    global memory.
 3. A user-function call that is a direct argument of another user-function call is a
    private value (passed in registers: ``add(acc, mult(x, y))``).
+4. ``iterate`` without ``writeTo`` writes in the address space of its input: its output
+   buffer is swapped with the input buffer after each iteration (this lets the
+   rewrite-rules paper's ``iterate(join o mapLcl(reduceSeq(+, 0)) o split 2)`` work on local
+   memory without a ``toLocal``).
 
 ``reduceSeq`` always accumulates in a private variable for value types; when the call's
 address space (its ``writeTo``) differs from the accumulator's, the final value is stored
@@ -104,7 +108,11 @@ class _ASInfer:
             acc = init_space if init_space == PRIVATE else init_space
             self.fun(f.f, [acc, arg_spaces[0]], acc, env, call)
             return write_to if write_to is not None else acc
-        if isinstance(f, (P.Map, P.Iterate)):
+        if isinstance(f, P.Iterate):
+            # the two buffers are swapped: the body writes where its input lives
+            target = write_to if write_to is not None else (arg_spaces[0] if arg_spaces[0] != PRIVATE else None)
+            return self.fun(f.f, arg_spaces, target, env, call)
+        if isinstance(f, P.Map):
             return self.fun(f.f, arg_spaces, write_to, env, call)
         if isinstance(f, P.LayoutPattern):
             return arg_spaces[-1] if arg_spaces else GLOBAL

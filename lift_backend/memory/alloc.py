@@ -240,23 +240,22 @@ class _Allocator:
                              f"{'the enclosing pattern'}: copy the data with a user function (e.g. mapSeq(id))")
         if isinstance(f, P.Map):
             if not has_dest:
-                self.allocate(c, depth, types[id(c)], self.spaces[id(c)], f.kind)
-            var = self.typed.loop_vars[id(c)]
-            at = types[id(c)]
-            self.apply(f.f, c, depth + (Loop(var, at.length, f.kind),), True)
+                self.allocate(c, depth, self.typed.app_types[id(f)], self.spaces[id(c)], f.kind)
+            var = self.typed.loop_vars[id(f)]
+            self.apply(f.f, c, depth + (Loop(var, A.add(var.hi, 1), f.kind),), True)
             return
         if isinstance(f, P.Reduce):
             self.visit(f.init, depth, False)
             it = types[id(f.init)]
             acc = Memory(self.fresh_name("acc"), PRIVATE, base_scalar(it), A.ONE, "variable", value_type=it)
             self.memories.append(acc)
-            self.acc_of[id(c)] = acc
+            self.acc_of[id(f)] = acc
             self.apply(f.f, c, depth, True)
             if not has_dest and self.spaces[id(c)] != PRIVATE:
-                self.allocate(c, depth, types[id(c)], self.spaces[id(c)], f.kind)
+                self.allocate(c, depth, self.typed.app_types[id(f)], self.spaces[id(c)], f.kind)
             return
         if isinstance(f, P.Iterate):
-            info = self.typed.iterate_info[id(c)]
+            info = self.typed.iterate_info[id(f)]
             k = len(info.lengths) - 1
             if k == 0:
                 if has_dest:
@@ -264,7 +263,7 @@ class _Allocator:
                 return
             if k == 1:
                 if not has_dest:
-                    self.allocate(c, depth, types[id(c)], self.spaces[id(c)], "iterate")
+                    self.allocate(c, depth, self.typed.app_types[id(f)], self.spaces[id(c)], "iterate")
                 self.apply(f.f, c, depth, True)
                 return
             if has_dest:
@@ -278,7 +277,7 @@ class _Allocator:
     def iterate_buffers(self, f: P.Iterate, c: FunCall, depth, info):
         types = self.typed.types
         space = self.spaces[id(c)]
-        elem_t = types[id(c)].elem
+        elem_t = self.typed.app_types[id(f)].elem
         # the input must be a buffer of this kernel in the same address space (reused)
         src_call = c.args[0]
         while isinstance(src_call, FunCall) and isinstance(src_call.f, (P.Join, P.Split)):
@@ -312,7 +311,7 @@ class _Allocator:
         p_src = Memory(self.fresh_name("src"), space, src_mem.elem, src_mem.size, "pointer")
         p_dst = Memory(self.fresh_name("dst"), space, dst.elem, dst.size, "pointer")
         self.memories.extend([p_src, p_dst])
-        self.iterate[id(c)] = IterateBuffers(p_src, p_dst, src_mem, dst, src_base, dst_base)
+        self.iterate[id(f)] = IterateBuffers(p_src, p_dst, src_mem, dst, src_base, dst_base)
 
 
 def allocate(typed: TypedProgram, spaces: Mapping[int, AddressSpace]) -> Allocation:

@@ -42,6 +42,10 @@ class IterateInfo:
 
 @dataclass(frozen=True)
 class TypedProgram:
+    """Types keyed by expression identity; ``loop_vars``, ``iterate_info``, ``static`` and
+    ``app_types`` (result type of each application of a function) keyed by the identity of
+    the pattern object (a nested pattern such as the ``mapSeq`` of ``mapLcl(mapSeq(id))``
+    is applied without a FunCall node of its own)."""
     program: Program
     types: Mapping[int, Type]
     loop_vars: Mapping[int, Var]
@@ -49,6 +53,7 @@ class TypedProgram:
     static: Mapping[int, Mapping[str, object]]
     constraints: Tuple[Tuple[AExpr, str], ...]
     size_vars: Tuple[Var, ...]
+    app_types: Mapping[int, Type] = field(default_factory=dict)
 
     def type_of(self, node) -> Type:
         return self.types[id(node)]
@@ -69,6 +74,7 @@ class _Inferer:
         self.iterate_info: Dict[int, IterateInfo] = {}
         self.static: Dict[int, Dict[str, object]] = {}
         self.constraints: List[Tuple[AExpr, str]] = []
+        self.app_types: Dict[int, Type] = {}
         self.spans: List[Optional[Span]] = [None]
 
     # ------------------------------------------------------------------ helpers
@@ -150,6 +156,11 @@ class _Inferer:
         return t
 
     def fun(self, f: FunDecl, argts: List[Type], call: FunCall, env) -> Type:
+        t = self._fun(f, argts, call, env)
+        self.app_types[id(f)] = t
+        return t
+
+    def _fun(self, f: FunDecl, argts: List[Type], call: FunCall, env) -> Type:
         arity = f.arity
         if len(argts) != arity:
             name = getattr(f, "name", type(f).__name__)
@@ -188,7 +199,7 @@ class _Inferer:
     def map(self, f: P.Map, t: Type, call: FunCall, env) -> Type:
         at = self.array(t, f.kind)
         k = A.fresh_var(LOOP_VAR_NAMES[f.kind], 0, A.sub(at.length, 1))
-        self.loop_vars[id(call)] = k
+        self.loop_vars[id(f)] = k
         bt = self.fun(f.f, [at.elem_at(k)], call, env)
         return ArrayType(bt, at.length, k)
 
@@ -198,7 +209,7 @@ class _Inferer:
         if not is_value(it):
             raise self.error(f"{f.kind}: the initial value must be a scalar, vector or tuple, got {it}")
         k = A.fresh_var(LOOP_VAR_NAMES[f.kind], 0, A.sub(at.length, 1))
-        self.loop_vars[id(call)] = k
+        self.loop_vars[id(f)] = k
         if f.f.arity != 2:
             raise self.error(f"{f.kind}: the function must take 2 arguments (accumulator, element)")
         rt = self.fun(f.f, [it, at.elem_at(k)], call, env)
@@ -212,7 +223,7 @@ class _Inferer:
         if not isinstance(n, A.Cst) or n.value < 0:
             raise self.error(f"iterate: the number of iterations must be a constant natural, got {A.to_text(n)}")
         k = n.value
-        self.static[id(call)] = {"n": k}
+        self.static[id(f)] = {"n": k}
         probe = A.Var("size", A.Cst(0), None, -8)
         bt = self.fun(f.f, [ArrayType(at.elem, probe)], call, env)
         bt = self.array(bt, "iterate", None)
@@ -220,7 +231,7 @@ class _Inferer:
             raise self.error(f"iterate: the body must map [{at.elem}]n to [{at.elem}]m, got {bt}")
         step = bt.length
         if step == probe:
-            self.iterate_info[id(call)] = IterateInfo(None, step, tuple([at.length] * (k + 1)))
+            self.iterate_info[id(f)] = IterateInfo(None, step, tuple([at.length] * (k + 1)))
             if k > 0:
                 self.fun(f.f, [at], call, env)
             return at
@@ -232,7 +243,7 @@ class _Inferer:
         size = A.fresh_var("size", lo if lo is not None else 0, hi) if hi is not None else \
             A.Var("size", A.Cst(0), None, A.fresh_var("size", 0, 0).uid)
         real_step = A.subst(step, {probe: size})
-        self.iterate_info[id(call)] = IterateInfo(size, real_step, tuple(lengths))
+        self.iterate_info[id(f)] = IterateInfo(size, real_step, tuple(lengths))
         if k > 0:
             self.fun(f.f, [ArrayType(at.elem, size)], call, env)
         return ArrayType(at.elem, lengths[-1])
@@ -261,7 +272,7 @@ class _Inferer:
 
     # ------------------------------------------------------------------ layout patterns
     def layout(self, f: P.LayoutPattern, argts: List[Type], call: FunCall, env) -> Type:
-        st = self.static.setdefault(id(call), {})
+        st = self.static.setdefault(id(f), {})
         if isinstance(f, P.Split):
             at = self.regular(self.array(argts[0], "split"), f"split({A.to_text(f.n)})")
             n = self.positive_const("split", self.resolve(f.n, env), "the chunk size")
@@ -433,6 +444,7 @@ def infer_program(program: Program) -> TypedProgram:
         static=MappingProxyType({k: MappingProxyType(v) for k, v in inf.static.items()}),
         constraints=tuple(inf.constraints),
         size_vars=program_size_vars(program),
+        app_types=MappingProxyType(inf.app_types),
     )
 
 

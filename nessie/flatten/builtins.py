@@ -787,6 +787,14 @@ _EXPANDED = {"->", "read", "get", "reverse", "take", "drop", "subseq", "rotate",
 
 # ------------------------------------------------------------------------------ dispatch
 def apply(fl, e: T.Call, argv, env: dict, ctx: Optional[Ctx]):
+    try:
+        return _apply(fl, e, argv, env, ctx)
+    except R.FlattenUnsupported:
+        # no data-parallel form for this instance (e.g. sort of tuples): a host library call
+        return host_call(fl, e, argv, ctx)
+
+
+def _apply(fl, e: T.Call, argv, env: dict, ctx: Optional[Ctx]):
     name = e.name
     if name in _SCALAR_NAMES:
         return scalar_apply(fl, e, _components(argv, _arity(e.fun_type)), ctx)
@@ -832,5 +840,33 @@ def apply(fl, e: T.Call, argv, env: dict, ctx: Optional[Ctx]):
         return write(fl, e, d, pv, ctx)
     if name in _EXPANDED:
         return _expand(fl, e, _components(argv, _arity(e.fun_type)), env, ctx)
-    raise R.FlattenUnsupported(f"the builtin {name!r} is not supported by the flattening backends "
-                               f"yet (use --backend interp)")
+    return host_call(fl, e, argv, ctx)
+
+
+def host_call(fl, e: T.Call, argv, ctx: Optional[Ctx]):
+    """A builtin without a data-parallel form here (I/O, printing values as strings, the random
+    generator, string parsing, the set operations …) is a host library call (``Extern``).  In a
+    context it is applied to the instances one after the other, in order (the reference
+    interpreter's order for one call site), on the host: correct, but not parallel."""
+    b = fl.b
+    # an effectful builtin runs once per instance even on uniform arguments (never hoisted)
+    lifted = ctx is not None and (e.name in _EFFECTFUL or not is_uniform(argv))
+    ename = fl.extern_name(e.name, e.fun_type, lifted)
+    if not lifted:
+        args = R.leaves(uniform_rep(argv))
+        tys = fl.tm.value_leaf_types(e.type)
+        outs = b.bind_many(ir.Extern(ename, tuple(args), _tuple_type(tys), _loc(e)), tys, "ext")
+        return U(fl.tm.value_from_leaves(e.type, list(outs)))
+    args = [ctx.n] + R.leaves(materialise(b, argv, ctx, fl.tm, e.fun_type.arg))
+    tys = fl.tm.seq_leaf_types(e.type)
+    outs = b.bind_many(ir.Extern(ename, tuple(args), _tuple_type(tys), _loc(e)), tys, "ext")
+    return L(fl.tm.seq_from_leaves(e.type, list(outs)), None)
+
+
+_EFFECTFUL = {"rand", "rand_seed", "print_string", "print_line", "print_char", "write_string",
+              "write_string_to_file"}
+
+
+def _tuple_type(tys):
+    from lambda_cu.types import tuple_of
+    return tuple_of(tys)

@@ -56,6 +56,10 @@ class FlatProgram:
     program: ir.Program
     items: tuple
     typemap: object
+    #: host library calls used by the program: extern name -> (builtin name, NESL function type,
+    #: lifted?) — a lifted extern takes the context size and the arguments' sequence
+    #: representations and applies the builtin to each instance in order.
+    externs: dict = None
 
 
 def loc_of(node) -> Optional[str]:
@@ -80,6 +84,7 @@ class Flattener:
         self.globals: dict[str, U] = {}
         self.functions: dict[str, ir.Function] = {}
         self._in_progress: set[str] = set()
+        self.externs: dict = {}
         from . import builtins as B
         self.B = B
 
@@ -115,7 +120,16 @@ class Flattener:
             else:
                 items.append(TopItem("set", (), None, (), it))
         prog = ir.Program(tuple(self.b.kernels), tuple(self.functions.values()), tuple(main))
-        return FlatProgram(prog, tuple(items), self.tm)
+        return FlatProgram(prog, tuple(items), self.tm, dict(self.externs))
+
+    def extern_name(self, name: str, fun_type, lifted: bool) -> str:
+        key = (name, fun_type, lifted)
+        for k, v in self.externs.items():
+            if v == key:
+                return k
+        ename = f"{name}#{len(self.externs) + 1}" + ("^" if lifted else "")
+        self.externs[ename] = key
+        return ename
 
     # ------------------------------------------------------------------------- functions
     def fname(self, name: str, suffix: str = "") -> str:
@@ -266,7 +280,19 @@ class Flattener:
         return self.B.apply(self, e, argv, env, ctx)
 
     def tr_Time(self, e, env, ctx):
-        raise R.FlattenUnsupported("time(...) is not supported by the flattening backends yet")
+        """``time(e)``: host clock reads around ``e``; the second read takes ``e``'s value as
+        an argument, so no pass can move it before the computation.  In a context every
+        instance gets the time of the whole (parallel) evaluation."""
+        from lambda_cu.types import FLOAT
+        t0 = self.b.bind(ir.Extern("clock", (), FLOAT), FLOAT, "t0")
+        v = self.tr(e.exp, env, ctx)
+        deps = R.leaves(uniform_rep(v)) if is_uniform(v) else R.leaves(
+            materialise(self.b, v, ctx, self.tm, e.exp.type))
+        t1 = self.b.bind(ir.Extern("clock", tuple(deps), FLOAT), FLOAT, "t1")
+        dt = self.b.bind(R.p("sub", t1, t0), FLOAT, "dt")
+        if not is_uniform(v):
+            v = L(self.tm.seq_from_leaves(e.exp.type, list(deps)), None)
+        return pair(v, U(R.Scalar(dt, FLOAT)))
 
     def tr_SeqLit(self, e, env, ctx):
         vals = [self.tr(x, env, ctx) for x in e.elems]

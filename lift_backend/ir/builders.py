@@ -1,0 +1,221 @@
+"""Building Lift programs from Python (the API the lowering of λcu kernels uses).
+
+Functions (FunDecl) are called to build FunCalls and composed with :func:`compose` or
+``f.o(g)``; lambdas are written as Python functions over Lift parameters::
+
+    from lift_backend.ir.builders import *
+    from lift_backend.types import Float, ArrayType
+    from lift_backend.arith import size_var
+
+    N = size_var("N")
+    add = userfun("add", [("a", Float), ("b", Float)], Float, "return a + b;")
+    prog = program("sum", [("x", ArrayType(Float, N))],
+                   lambda x: compose(join(), mapGlb(toGlobal(mapSeq(id_())) .o(reduceSeq(add, flit(0.0)))),
+                                     split(128))(x))
+"""
+from __future__ import annotations
+
+import inspect
+import itertools
+from typing import Callable, Sequence, Tuple, Union
+
+from .. import arith as A
+from ..types import ArrayType, Double, Float, Int, ScalarType, Type, VectorType
+from . import patterns as P
+from .expr import Expr, FunCall, FunDecl, Lambda, Literal, Param, Program, UserFun, compose
+
+__all__ = [
+    "userfun", "lam", "program", "compose", "lit", "flit", "dlit", "ilit", "vlit",
+    "map_", "mapSeq", "mapGlb", "mapWrg", "mapLcl", "reduceSeq", "reduce_", "iterate", "split",
+    "join", "gather", "scatter", "zip_", "get", "slide", "pad", "transpose", "id_", "toGlobal",
+    "toLocal", "toPrivate", "asVector", "asScalar", "mapVec", "slice_", "gatherIdx",
+    "splitOffsets", "partition", "index_fun", "reverse", "reorderStride", "transposeIdx",
+]
+
+_names = itertools.count()
+
+
+def userfun(name: str, params: Sequence[Tuple[str, Type]], ret: Type, body: str) -> UserFun:
+    """A user function: C ``body`` over scalar/vector/tuple parameters."""
+    return UserFun(name, tuple(n for n, _ in params), tuple(t for _, t in params), ret, body)
+
+
+def lam(fn: Callable[..., Expr], names: Sequence[str] = ()) -> Lambda:
+    """``lam(lambda acc, x: add(acc, x))`` -> ``\\acc x -> add(acc, x)``."""
+    n = len(inspect.signature(fn).parameters)
+    pnames = list(names) or [f"_l{next(_names)}" for _ in range(n)]
+    params = tuple(Param(p) for p in pnames)
+    return Lambda(params, fn(*params))
+
+
+def program(name: str, params: Sequence[Tuple[str, Type]], body: Callable[..., Expr]) -> Program:
+    ps = tuple(Param(n, t) for n, t in params)
+    return Program(name, ps, body(*ps))
+
+
+def _fun(f) -> FunDecl:
+    if isinstance(f, FunDecl):
+        return f
+    if callable(f):
+        return lam(f)
+    raise TypeError(f"expected a Lift function, got {f!r}")
+
+
+def lit(value: str, t: Type) -> Literal:
+    return Literal(value, t)
+
+
+def flit(v: float) -> Literal:
+    s = repr(float(v))
+    return Literal(s + "f", Float)
+
+
+def dlit(v: float) -> Literal:
+    return Literal(repr(float(v)), Double)
+
+
+def ilit(v: int) -> Literal:
+    return Literal(str(int(v)), Int)
+
+
+def vlit(scalar: Literal, width: int) -> Literal:
+    """A vector literal with all components equal to ``scalar`` (``float4(0.0f)``)."""
+    return Literal(scalar.value, VectorType(scalar.type, width))
+
+
+def map_(f) -> P.Map:
+    return P.Map("map", _fun(f))
+
+
+def mapSeq(f) -> P.Map:
+    return P.Map("mapSeq", _fun(f))
+
+
+def mapGlb(f, dim: int = 0) -> P.Map:
+    return P.Map("mapGlb", _fun(f), dim)
+
+
+def mapWrg(f, dim: int = 0) -> P.Map:
+    return P.Map("mapWrg", _fun(f), dim)
+
+
+def mapLcl(f, dim: int = 0) -> P.Map:
+    return P.Map("mapLcl", _fun(f), dim)
+
+
+def reduceSeq(f, init: Expr) -> P.Reduce:
+    return P.Reduce("reduceSeq", _fun(f), init)
+
+
+def reduce_(f, init: Expr) -> P.Reduce:
+    return P.Reduce("reduce", _fun(f), init)
+
+
+def iterate(n, f) -> P.Iterate:
+    return P.Iterate(A.to_expr(n), _fun(f))
+
+
+def split(n) -> P.Split:
+    return P.Split(A.to_expr(n))
+
+
+def join() -> P.Join:
+    return P.Join()
+
+
+def index_fun(fn: Callable[[A.Var], A.Expr], name: str = "i") -> P.IndexLambda:
+    """``index_fun(lambda i: i % N * M + i // N)`` (``//`` is C division)."""
+    v = A.Var(name, A.Cst(0), None, -1)
+    return P.IndexLambda(v, A.to_expr(fn(v)))
+
+
+def reverse() -> P.Reverse:
+    return P.Reverse()
+
+
+def reorderStride(s) -> P.ReorderStride:
+    return P.ReorderStride(A.to_expr(s))
+
+
+def transposeIdx(n, m) -> P.TransposeIdx:
+    return P.TransposeIdx(A.to_expr(n), A.to_expr(m))
+
+
+def _idx(f) -> P.IndexFun:
+    if isinstance(f, P.IndexFun):
+        return f
+    return index_fun(f)
+
+
+def gather(f) -> P.Gather:
+    return P.Gather(_idx(f))
+
+
+def scatter(f) -> P.Scatter:
+    return P.Scatter(_idx(f))
+
+
+def zip_(*arrays: Expr) -> FunCall:
+    return FunCall(P.Zip(len(arrays)), tuple(arrays))
+
+
+def get(i: int) -> P.Get:
+    return P.Get(i)
+
+
+def slide(size, step) -> P.Slide:
+    return P.Slide(A.to_expr(size), A.to_expr(step))
+
+
+def pad(left, right, boundary) -> P.Pad:
+    return P.Pad(A.to_expr(left), A.to_expr(right), boundary)
+
+
+def transpose() -> P.Transpose:
+    return P.Transpose()
+
+
+def id_() -> P.Id:
+    return P.Id()
+
+
+def toGlobal(f) -> P.ToGlobal:
+    return P.ToGlobal(_fun(f))
+
+
+def toLocal(f) -> P.ToLocal:
+    return P.ToLocal(_fun(f))
+
+
+def toPrivate(f) -> P.ToPrivate:
+    return P.ToPrivate(_fun(f))
+
+
+def asVector(width: int) -> P.AsVector:
+    return P.AsVector(width)
+
+
+def asScalar() -> P.AsScalar:
+    return P.AsScalar()
+
+
+def mapVec(f) -> P.MapVec:
+    return P.MapVec(_fun(f))
+
+
+def slice_(start, stop) -> P.Slice:
+    return P.Slice(A.to_expr(start), A.to_expr(stop))
+
+
+def gatherIdx(idx: Expr, v: Expr) -> FunCall:
+    """``v[idx[k]]`` for every ``k`` (a view)."""
+    return FunCall(P.GatherIdx(), (idx, v))
+
+
+def splitOffsets(offsets: Expr, v: Expr) -> FunCall:
+    """Row ``i`` is ``v[offsets[i] .. offsets[i+1]-1]``."""
+    return FunCall(P.SplitOffsets(), (offsets, v))
+
+
+def partition(n, f) -> P.Partition:
+    return P.Partition(A.to_expr(n), _idx(f))

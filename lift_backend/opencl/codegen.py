@@ -1,0 +1,604 @@
+"""OpenCL C generation (Lift paper §5.5).
+
+The generator traverses the typed program following the data flow, builds the views of
+data-layout patterns (input views along the data flow, output views from each result's
+destination), consumes them into simplified index expressions and emits a C syntax tree.
+All decisions come from the earlier passes: address spaces and buffers
+(:mod:`lift_backend.memory`), loop shapes (:mod:`.control_flow`) and barriers
+(:mod:`.barriers`).  The printer (:mod:`.cast`) only prints.
+"""
+from __future__ import annotations
+
+import itertools
+import re
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Dict, List, Mapping, Optional, Set, Tuple
+
+from .. import arith as A
+from ..arith import Expr as AExpr, Var
+from ..errors import LiftCompileError, Span
+from ..ir import patterns as P
+from ..ir.expr import Expr, FunCall, FunDecl, Lambda, Literal, Param, UserFun
+from ..memory.address_space import GLOBAL, LOCAL, PRIVATE
+from ..memory.alloc import Allocation, Memory
+from ..types import (ArrayType, ScalarType, TupleType, Type, VectorType, c_type_name, is_value,
+                     uses_double)
+from ..types.infer import ArrayRef, TypedProgram
+from ..views import (CondAccess, ConstAccess, MemAccess, MemView, TupleBuild, ValueAccess, ValueView,
+                     View, access, consume, layout_view, output_view, view_text)
+from . import cast as C
+
+SEQ_KINDS = ("map", "mapSeq", "reduce", "reduceSeq")
+THREAD_FUNS = {"mapLcl": ("get_local_id", "get_local_size"),
+               "mapWrg": ("get_group_id", "get_num_groups"),
+               "mapGlb": ("get_global_id", "get_global_size")}
+
+
+@dataclass(frozen=True)
+class KernelParam:
+    """One kernel argument: ``kind`` is input, scalar, output, temp (global buffer),
+    local (local buffer sized at launch) or size (an ``int`` size variable)."""
+    name: str
+    kind: str
+    elem: Optional[Type] = None
+    size: Optional[AExpr] = None   # number of elements of buffers
+
+
+@dataclass(frozen=True)
+class GeneratedKernel:
+    unit: C.Unit
+    source: str
+    params: Tuple[KernelParam, ...]
+    barriers: int
+    accesses: Tuple[str, ...]
+
+
+def c_literal(l: Literal) -> str:
+    if isinstance(l.type, VectorType):
+        return f"({c_type_name(l.type)})({l.value})"
+    return l.value
+
+
+class CodeGen:
+    def __init__(self, typed: TypedProgram, spaces, alloc: Allocation, shapes, barriers):
+        self.typed = typed
+        self.types = typed.types
+        self.spaces = spaces
+        self.alloc = alloc
+        self.shapes = shapes
+        self.barriers = barriers
+        self.views: Dict[int, View] = {}
+        self.accesses: List[str] = []
+        self.names: Dict[Var, str] = {}
+        self.scopes: List[Set[str]] = []
+        self.subst: Dict[Var, AExpr] = {}
+        self.divergent = 0
+        self.thread_vars: Set[Var] = set()
+        self.functions: Dict[str, C.Function] = {}
+        self.structs: Dict[str, str] = {}
+        self.declared: Set[int] = set()
+        self.id_names: Dict[str, str] = {}
+        self.doubles = False
+        self.block = C.Block(braces=False)
+        self._parents: List[C.Block] = []
+        self._kinds: List[str] = []
+        self.span: Optional[Span] = typed.program.span
+
+    # ------------------------------------------------------------------ helpers
+    def error(self, msg: str) -> LiftCompileError:
+        return LiftCompileError(msg, self.span)
+
+    @contextmanager
+    def inside(self, blk: C.Block, divergent: bool = False):
+        """Generate into ``blk`` (a new scope); ``parent_add`` reaches the enclosing block."""
+        self._parents.append(self.block)
+        self.block = blk
+        self.scopes.append(set())
+        self.divergent += 1 if divergent else 0
+        try:
+            yield
+        finally:
+            self.block = self._parents.pop()
+            self.scopes.pop()
+            self.divergent -= 1 if divergent else 0
+
+    def bind_name(self, var: Var, base: str) -> str:
+        used = set().union(*self.scopes) if self.scopes else set()
+        cands = [base] + (["j", "k"] if base == "i" else []) + [f"{base}_{n}" for n in range(1, 100)]
+        for c in cands:
+            if c not in used:
+                self.scopes[-1].add(c)
+                self.names[var] = c
+                return c
+        raise self.error("internal: out of names")  # pragma: no cover
+
+    def var_name(self, v: Var) -> str:
+        return self.names.get(v, v.name)
+
+    def ctype(self, t: Type) -> str:
+        if uses_double(t):
+            self.doubles = True
+        if isinstance(t, TupleType):
+            self.struct(t)
+        return c_type_name(t)
+
+    def struct(self, t: TupleType) -> str:
+        name = c_type_name(t)
+        if name not in self.structs:
+            fields = []
+            for i, e in enumerate(t.elems):
+                fields.append(f"{self.ctype(e)} _{i};")
+            self.structs[name] = f"typedef struct {{ {' '.join(fields)} }} {name};"
+        return name
+
+    # ------------------------------------------------------------------ arithmetic
+    def resolve_refs(self, e: AExpr) -> AExpr:
+        """Replace the array references of types (``offsets[i]``) by memory reads."""
+        refs = [n for n in A.iter_nodes(e) if isinstance(n, A.Lookup) and isinstance(n.array, ArrayRef)]
+        if not refs:
+            return e
+
+        def go(x):
+            if isinstance(x, A.Lookup) and isinstance(x.array, ArrayRef):
+                v = self.views.get(x.array.node_id)
+                if v is None:
+                    raise self.error(f"internal: no view for {x.array.name}")
+                acc = consume(v, (go(x.index),))
+                if not isinstance(acc, MemAccess):
+                    raise self.error(f"{x.array.name}: must be read from memory")
+                return A.Lookup(acc.mem, acc.mem.name, acc.index, x.lo, x.hi)
+            return A.rebuild(x, go)
+
+        return go(e)
+
+    def finalize(self, e: AExpr) -> AExpr:
+        e = self.resolve_refs(A.to_expr(e))
+        m = dict(self.subst)
+        for v in A.free_vars(e):
+            # a variable whose range is a single point is that constant (mapLcl over 1 element)
+            if v not in m and not v.opaque and isinstance(v.lo, A.Cst) and v.lo == v.hi:
+                m[v] = v.lo
+        if m:
+            e = A.subst(e, m)
+        return e
+
+    def c(self, e: AExpr) -> str:
+        e = self.finalize(e)
+        try:
+            return A.to_c(e, self.var_name, self.lookup_text)
+        except ValueError as ex:
+            raise self.error(str(ex))
+
+    def lookup_text(self, l: A.Lookup) -> str:
+        mem = l.array
+        return f"{mem.name}[{A.to_c(self.finalize(l.index), self.var_name, self.lookup_text)}]"
+
+    def cond_c(self, cnd: A.Cond) -> str:
+        cnd = cnd.map(self.finalize)
+        return A.cond_to_c(cnd, self.var_name, self.lookup_text)
+
+    def thread_dependent(self, e: AExpr) -> bool:
+        e = self.finalize(e)
+        for n in A.iter_nodes(e):
+            if isinstance(n, Var) and n in self.thread_vars:
+                return True
+        return False
+
+    # ------------------------------------------------------------------ reads and writes
+    def access_text(self, acc, who: str = "") -> str:
+        if isinstance(acc, MemAccess):
+            mem: Memory = acc.mem
+            fields = "".join(f"._{k}" for k in acc.fields)
+            if mem.kind in ("variable", "scalar"):
+                return mem.name + fields
+            idx = self.finalize(acc.index)
+            if acc.width > 1:
+                return self.vector_ref(mem, idx, acc.width) + fields
+            return f"{mem.name}[{self.c(idx)}]{fields}"
+        if isinstance(acc, ValueAccess):
+            base = acc.mem.name if acc.mem is not None else acc.expr
+            if acc.fields and acc.mem is None and not re.fullmatch(r"[A-Za-z_]\w*", base):
+                base = f"({base})"
+            return base + "".join(f"._{k}" for k in acc.fields)
+        if isinstance(acc, CondAccess):
+            return f"({self.cond_c(acc.cond)} ? {self.access_text(acc.then)} : {self.access_text(acc.els)})"
+        if isinstance(acc, ConstAccess):
+            return c_literal(acc.literal)
+        if isinstance(acc, TupleBuild):
+            name = self.ctype(acc.type)
+            return f"({name}){{{', '.join(self.access_text(p) for p in acc.parts)}}}"
+        raise self.error(f"internal: unknown access {acc!r}")  # pragma: no cover
+
+    def vector_ref(self, mem: Memory, idx: AExpr, w: int, store_value: Optional[str] = None) -> str:
+        q = A.div(idx, w)
+        if A.mul(q, w) == idx:
+            args = (self.c(q), mem.name)
+        else:
+            args = ("0", f"{mem.name} + {self.c(idx)}")
+        if store_value is None:
+            return f"vload{w}({args[0]}, {args[1]})"
+        return f"vstore{w}({store_value}, {args[0]}, {args[1]})"
+
+    def read(self, v: View, tup: Tuple[int, ...] = ()) -> str:
+        acc = consume(v, (), tup)
+        text = self.access_text(acc)
+        if not isinstance(v, ValueView):
+            self.accesses.append(f"read  {text}\n      view: {view_text(v)}")
+        return text
+
+    def write(self, v: View, value: str) -> None:
+        acc = consume(v)
+        if isinstance(acc, ValueAccess) and acc.mem is not None:
+            acc = MemAccess(acc.mem, A.ZERO, acc.fields)
+        if not isinstance(acc, MemAccess):
+            raise self.error("cannot write through this view (the destination is not memory)")
+        mem: Memory = acc.mem
+        fields = "".join(f"._{k}" for k in acc.fields)
+        if mem.kind in ("input", "scalar"):
+            raise self.error(f"cannot write into the input {mem.name}")
+        if mem.kind == "variable":
+            if id(mem) not in self.declared and not acc.fields:
+                self.declared.add(id(mem))
+                self.block.add(C.Decl(self.ctype(mem.value_type), mem.name, value))
+            else:
+                self.block.add(C.Assign(mem.name + fields, value))
+            return
+        idx = self.finalize(acc.index)
+        if acc.width > 1:
+            self.block.add(C.ExprStmt(self.vector_ref(mem, idx, acc.width, value)))
+            target = self.vector_ref(mem, idx, acc.width, "...")
+        else:
+            target = f"{mem.name}[{self.c(idx)}]{fields}"
+            self.block.add(C.Assign(target, value))
+        self.accesses.append(f"write {target}\n      view: {view_text(v)}")
+
+    # ------------------------------------------------------------------ user functions
+    def flatten_param(self, uf: UserFun, k: int) -> bool:
+        t = uf.param_types[k]
+        if not isinstance(t, TupleType) or any(isinstance(e, TupleType) for e in t.elems):
+            return False
+        name = uf.param_names[k]
+        for m in re.finditer(rf"\b{re.escape(name)}\b", uf.body):
+            rest = uf.body[m.end():]
+            mm = re.match(r"\s*\.\s*_(\d+)\b", rest)
+            if not mm or int(mm.group(1)) >= len(t.elems):
+                return False
+        return True
+
+    def register_userfun(self, uf: UserFun) -> None:
+        if uf.name in self.functions:
+            return
+        params = []
+        body = uf.body
+        for k, (n, t) in enumerate(zip(uf.param_names, uf.param_types)):
+            if self.flatten_param(uf, k):
+                for j, et in enumerate(t.elems):
+                    params.append(f"{self.ctype(et)} {n}_{j}")
+                body = re.sub(rf"\b{re.escape(n)}\s*\.\s*_(\d+)\b", lambda m: f"{n}_{m.group(1)}", body)
+            else:
+                params.append(f"{self.ctype(t)} {n}")
+        self.functions[uf.name] = C.Function(self.ctype(uf.ret_type), uf.name, params, body)
+
+    def id_function(self, t: Type) -> str:
+        ct = self.ctype(t)
+        if ct not in self.id_names:
+            name = "id" if not self.id_names else f"id_{ct}"
+            self.id_names[ct] = name
+            self.functions[name] = C.Function(ct, name, [f"{ct} x"], "return x;")
+        return self.id_names[ct]
+
+    def vector_function(self, uf: UserFun, width: int) -> str:
+        name = f"{uf.name}_{uf.ret_type}{width}"
+        if name not in self.functions:
+            params = [f"{self.ctype(VectorType(t, width))} {n}" for n, t in zip(uf.param_names, uf.param_types)]
+            self.functions[name] = C.Function(self.ctype(VectorType(uf.ret_type, width)), name, params, uf.body)
+        return name
+
+    def call_text(self, f: FunDecl, argvs: List[View]) -> str:
+        if isinstance(f, UserFun):
+            self.register_userfun(f)
+            parts = []
+            for k, (t, v) in enumerate(zip(f.param_types, argvs)):
+                if self.flatten_param(f, k):
+                    parts.extend(self.read(v, (j,)) for j in range(len(t.elems)))
+                else:
+                    parts.append(self.read(v))
+            return f"{f.name}({', '.join(parts)})"
+        if isinstance(f, P.Id):
+            return f"{self.id_function(argvs[0].type)}({self.read(argvs[0])})"
+        if isinstance(f, P.MapVec):
+            t = argvs[0].type
+            if isinstance(f.f, P.Id):
+                return f"{self.id_function(t)}({self.read(argvs[0])})"
+            name = self.vector_function(f.f, t.width)
+            return f"{name}({', '.join(self.read(v) for v in argvs)})"
+        raise self.error(f"internal: not a user function {f!r}")  # pragma: no cover
+
+    # ------------------------------------------------------------------ memories
+    def alloc_view(self, c: FunCall, t: Type) -> View:
+        m = self.alloc.of_call.get(id(c))
+        if m is None:
+            raise self.error("internal: no memory allocated for this result")
+        if m.kind == "variable":
+            return ValueView(t, mem=m)
+        return MemView(m, self.alloc.outer_of_call[id(c)], t)
+
+    # ------------------------------------------------------------------ expressions
+    def emit(self, e: Expr, env, dest: Optional[View] = None) -> View:
+        if isinstance(e, Literal):
+            text = c_literal(e)
+            if uses_double(e.type):
+                self.doubles = True
+            v = ValueView(e.type, expr=text)
+            if dest is not None:
+                self.write(dest, text)
+                v = dest
+        elif isinstance(e, Param):
+            v = env[e.name]
+            if dest is not None:
+                self.write(dest, self.read(v))
+                v = dest
+        else:
+            saved = self.span
+            if e.span is not None:
+                self.span = e.span
+            try:
+                v = self.emit_call(e, env, dest)
+            finally:
+                self.span = saved
+        self.views[id(e)] = v
+        return v
+
+    def emit_call(self, c: FunCall, env, dest: Optional[View]) -> View:
+        f = c.f
+        if isinstance(f, P.LayoutPattern):
+            if dest is not None:
+                argd = output_view(f, dest, self.types[id(c.args[0])], self.typed.static.get(id(f), {}))
+                self.emit(c.args[0], env, argd)
+                return dest
+            argvs = [self.emit(a, env) for a in c.args]
+            return self.layout(f, argvs)
+        if isinstance(f, (UserFun, P.Id, P.MapVec)):
+            argvs = [self.emit(a, env) for a in c.args]
+            text = self.call_text(f, argvs)
+            t = self.types[id(c)]
+            if dest is not None:
+                self.write(dest, text)
+                return dest
+            if id(c) in self.alloc.inline_calls:
+                return ValueView(t, expr=text)
+            m = self.alloc_view(c, t)
+            self.write(m, text)
+            return m
+        argvs = [self.emit(a, env) for a in c.args]
+        return self.apply(f, c, argvs, env, dest)
+
+    def layout(self, f: P.LayoutPattern, argvs: List[View]) -> View:
+        return layout_view(f, argvs, self.typed.app_types[id(f)], self.typed.static.get(id(f), {}))
+
+    def apply(self, f: FunDecl, c: FunCall, argvs: List[View], env, dest: Optional[View]) -> View:
+        if isinstance(f, Lambda):
+            env2 = dict(env)
+            for p, v in zip(f.params, argvs):
+                env2[p.name] = v
+                self.views[id(p)] = v
+            return self.emit(f.body, env2, dest)
+        if isinstance(f, (P.ToGlobal, P.ToLocal, P.ToPrivate)):
+            return self.apply(f.f, c, argvs, env, dest)
+        if isinstance(f, (UserFun, P.Id, P.MapVec)):
+            text = self.call_text(f, argvs)
+            if dest is None:
+                raise self.error("internal: user function applied without destination")
+            self.write(dest, text)
+            return dest
+        if isinstance(f, P.LayoutPattern):
+            if dest is not None:
+                raise self.error(f"{f.name}: a data-layout pattern cannot produce the result of the "
+                                 f"enclosing pattern: copy the data with a user function (e.g. mapSeq(id))")
+            return self.layout(f, argvs)
+        if isinstance(f, P.Map):
+            return self.emit_map(f, c, argvs[0], env, dest)
+        if isinstance(f, P.Reduce):
+            return self.emit_reduce(f, c, argvs[0], env, dest)
+        if isinstance(f, P.Iterate):
+            return self.emit_iterate(f, c, argvs[0], env, dest)
+        raise self.error(f"cannot generate code for {f!r}")  # pragma: no cover
+
+    # ------------------------------------------------------------------ loops
+    def loop(self, kind: str, dim: int, var: Var, n: AExpr, shape: str, body_fn) -> None:
+        if shape == "none":
+            return
+        if kind in SEQ_KINDS:
+            if shape == "once":
+                self.subst[var] = A.ZERO
+                try:
+                    body_fn()
+                finally:
+                    del self.subst[var]
+                return
+            nc = self.c(n)
+            blk = C.Block()
+            with self.inside(blk, self.thread_dependent(n)):
+                name = self.bind_name(var, var.name)
+                self.parent_add(C.For(f"int {name} = 0", f"{name} < {nc}", f"{name} += 1", blk))
+                body_fn()
+            return
+        if kind not in THREAD_FUNS:  # pragma: no cover
+            raise self.error(f"unknown map {kind}")
+        get_id, get_size = THREAD_FUNS[kind]
+        base = {"mapLcl": "l_id", "mapWrg": "wg_id", "mapGlb": "gl_id"}[kind] + (f"{dim}" if dim else "")
+        if kind in ("mapLcl", "mapGlb"):
+            self.thread_vars.add(var)
+        divergent = kind != "mapWrg" and shape != "once"
+        nc = self.c(n)
+        blk = C.Block()
+        with self.inside(blk, divergent):
+            name = self.bind_name(var, base)
+            if shape == "once":
+                blk.add(C.Decl("int", name, f"{get_id}({dim})"))
+                self.parent_add(blk)
+            elif shape == "if":
+                blk.add(C.Decl("int", name, f"{get_id}({dim})"))
+                self.parent_add(C.If(f"{get_id}({dim}) < {nc}", blk))
+            else:
+                self.parent_add(C.For(f"int {name} = {get_id}({dim})", f"{name} < {nc}",
+                                      f"{name} += {get_size}({dim})", blk))
+            body_fn()
+
+    def parent_add(self, stmt: C.Stmt) -> None:
+        """Add ``stmt`` to the block enclosing the one being generated."""
+        self._parents[-1].add(stmt)
+
+    def barrier(self, fence: str, after: str) -> None:
+        if self.divergent:
+            raise self.error(f"{after} needs a barrier inside control flow that not every work-item of "
+                             f"the group executes (every barrier must be reached by all work-items); "
+                             f"make the enclosing map run exactly once per work-item or restructure")
+        self.block.add(C.Barrier(fence))
+
+    # ------------------------------------------------------------------ patterns
+    def emit_map(self, f: P.Map, c: FunCall, argv: View, env, dest: Optional[View]) -> View:
+        var = self.typed.loop_vars[id(f)]
+        n = A.add(var.hi, 1)
+        d = dest if dest is not None else self.alloc_view(c, self.typed.app_types[id(f)])
+        shape = self.shapes[id(f)]
+        elem_in = access(argv, var)
+        elem_out = access(d, var)
+        if f.kind == "mapLcl" and self.divergent_kind("mapGlb"):
+            raise self.error("mapLcl cannot be nested in mapGlb (use mapWrg)")
+        self._kinds.append(f.kind)
+        try:
+            self.loop(f.kind, f.dim, var, n, shape,
+                      lambda: self.apply(f.f, c, [elem_in], env, elem_out))
+        finally:
+            self._kinds.pop()
+        fence = self.barriers.get(id(f)) if f.kind == "mapLcl" else None
+        if fence:
+            self.barrier(fence, f"mapLcl({f.dim})")
+        return d
+
+    def divergent_kind(self, kind: str) -> bool:
+        return kind in self._kinds
+
+    def emit_reduce(self, f: P.Reduce, c: FunCall, argv: View, env, dest: Optional[View]) -> View:
+        acc: Memory = self.alloc.acc_of[id(f)]
+        init_v = self.emit(f.init, env, None)
+        it = self.types[id(f.init)]
+        self.block.add(C.Decl(self.ctype(it), acc.name, self.read(init_v)))
+        self.declared.add(id(acc))
+        accv = ValueView(it, mem=acc)
+        var = self.typed.loop_vars[id(f)]
+        n = A.add(var.hi, 1)
+        shape = self.shapes[id(f)]
+        self.loop(f.kind, 0, var, n, shape,
+                  lambda: self.apply(f.f, c, [accv, access(argv, var)], env, accv))
+        rt = self.typed.app_types[id(f)]
+        if dest is not None:
+            self.write(access(dest, 0), acc.name)
+            return dest
+        m = self.alloc.of_call.get(id(c))
+        if m is not None and self._owns(c, f):
+            mv = self.alloc_view(c, rt)
+            self.write(access(mv, 0), acc.name)
+            return mv
+        return ValueView(rt, mem=acc)
+
+    def _owns(self, c: FunCall, f: FunDecl) -> bool:
+        g = c.f
+        while isinstance(g, (P.ToGlobal, P.ToLocal, P.ToPrivate)):
+            g = g.f
+        return g is f
+
+    def emit_iterate(self, f: P.Iterate, c: FunCall, argv: View, env, dest: Optional[View]) -> View:
+        info = self.typed.iterate_info[id(f)]
+        k = len(info.lengths) - 1
+        if k == 0:
+            return argv
+        if k == 1:
+            d = dest if dest is not None else self.alloc_view(c, self.typed.app_types[id(f)])
+            return self.apply(f.f, c, [argv], env, d)
+        bufs = self.alloc.iterate[id(f)]
+        elem = self.typed.app_types[id(f)].elem
+        space = bufs.dst.space
+        qual = "local " if space == LOCAL else ("global " if space == GLOBAL else "")
+        pt = f"{qual}{self.ctype(bufs.dst.elem)}*"
+        size_var = info.size_var
+        if size_var is not None:
+            self.names[size_var] = "size"
+            self.block.add(C.Decl("int", "size", self.c(info.lengths[0])))
+        src_init = bufs.first_src.name + ("" if bufs.src_base == A.ZERO else f" + {self.c(bufs.src_base)}")
+        dst_init = bufs.first_dst.name + ("" if bufs.dst_base == A.ZERO else f" + {self.c(bufs.dst_base)}")
+        self.block.add(C.Decl(pt, bufs.src.name, src_init))
+        self.block.add(C.Decl(pt, bufs.dst.name, dst_init))
+        cur_len = size_var if size_var is not None else info.lengths[0]
+        in_view = MemView(bufs.src, (), ArrayType(elem, cur_len))
+        out_t = ArrayType(elem, info.step)
+        out_view = MemView(bufs.dst, (), out_t)
+        blk = C.Block()
+        with self.inside(blk):
+            it_name = self.bind_name(A.fresh_var("iter", 0, k - 1), "iter")
+            self.parent_add(C.For(f"int {it_name} = 0", f"{it_name} < {k}", f"{it_name} += 1", blk))
+            self.apply(f.f, c, [in_view], env, out_view)
+            if size_var is not None:
+                blk.add(C.Assign("size", self.c(info.step)))
+            tmp = "swap"
+            blk.add(C.Decl(pt, tmp, bufs.src.name))
+            blk.add(C.Assign(bufs.src.name, bufs.dst.name))
+            blk.add(C.Assign(bufs.dst.name, tmp))
+        return MemView(bufs.src, (), ArrayType(elem, info.lengths[-1]))
+
+    # ------------------------------------------------------------------ kernel
+    def generate(self) -> GeneratedKernel:
+        prog = self.typed.program
+        top = C.Block(braces=False)
+        env = {}
+        reserved = {p.name for p in prog.params} | {v.name for v in self.typed.size_vars} | \
+                   {m.name for m in self.alloc.memories} | {"swap", "size"}
+        self.scopes.append(set(reserved))
+        for p in prog.params:
+            m = self.alloc.params[p.name]
+            if m.kind == "scalar":
+                env[p.name] = ValueView(p.type, mem=m)
+            else:
+                env[p.name] = MemView(m, (), p.type)
+            self.views[id(p)] = env[p.name]
+        out = MemView(self.alloc.output, (), self.typed.result_type)
+        self.block = top
+        self.emit(prog.body, env, out)
+
+        # declarations and parameters
+        decls: List[C.Stmt] = []
+        params: List[KernelParam] = []
+        cparams: List[str] = []
+        for p in prog.params:
+            m = self.alloc.params[p.name]
+            if m.kind == "scalar":
+                cparams.append(f"{self.ctype(p.type)} {m.name}")
+                params.append(KernelParam(m.name, "scalar", p.type))
+            else:
+                cparams.append(f"const global {self.ctype(m.elem)}* restrict {m.name}")
+                params.append(KernelParam(m.name, "input", m.elem, m.size))
+        o = self.alloc.output
+        cparams.append(f"global {self.ctype(o.elem)}* {o.name}")
+        params.append(KernelParam(o.name, "output", o.elem, o.size))
+        for m in self.alloc.memories:
+            if m.kind == "temp" and m.space == GLOBAL:
+                cparams.append(f"global {self.ctype(m.elem)}* {m.name}")
+                params.append(KernelParam(m.name, "temp", m.elem, m.size))
+            elif m.kind == "local_arg":
+                cparams.append(f"local {self.ctype(m.elem)}* {m.name}")
+                params.append(KernelParam(m.name, "local", m.elem, m.size))
+            elif m.kind == "temp" and m.space == LOCAL:
+                decls.append(C.Decl(self.ctype(m.elem), m.name, array=self.c(m.size), qualifier="local"))
+            elif m.kind == "temp" and m.space == PRIVATE:
+                decls.append(C.Decl(self.ctype(m.elem), m.name, array=self.c(m.size)))
+        for v in self.typed.size_vars:
+            cparams.append(f"int {v.name}")
+            params.append(KernelParam(v.name, "size"))
+        body = C.Block(decls + top.stmts, braces=False)
+        pragmas = ["#pragma OPENCL EXTENSION cl_khr_fp64 : enable"] if self.doubles else []
+        unit = C.Unit(pragmas, list(self.structs.values()), list(self.functions.values()),
+                      C.Kernel(prog.name, cparams, body))
+        src = C.print_unit(unit)
+        return GeneratedKernel(unit, src, tuple(params), C.count_barriers(body), tuple(self.accesses))

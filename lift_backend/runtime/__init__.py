@@ -1,0 +1,2 @@
+"""pyopencl runtime: device choice, program cache, buffers and launches."""
+from .runtime import Runtime, get_runtime

@@ -1,0 +1,7 @@
+"""Views: data-layout patterns as index mappings (no copies), consumed into index
+expressions by the two-stack algorithm (:func:`consume`)."""
+from .views import (AccessView, AsScalarView, AsVectorView, CondAccess, ConstAccess, GatherIdxView,
+                    JoinView, MemAccess, MemView, NestView, OffsetView, PadView, ReorderView,
+                    SlideView, SplitView, TransposeView, TupleAccessView, TupleBuild, ValueAccess,
+                    ValueView, View, ZipView, consume, flat_offset, view_text)
+from .build import access, layout_view, memory_view, output_view

@@ -1,0 +1,135 @@
+"""Construction of views from data-layout patterns.
+
+* :func:`layout_view` — the *input* view of a data-layout call: how its result is read,
+  given the views of its arguments (no code, no memory).
+* :func:`output_view` — the *output* view for the argument of a data-layout call whose
+  result must be written into ``dest``: join/split/scatter/transpose/asVector/asScalar
+  are inverted, so that the producer below writes directly at the right place
+  (``split(N) o scatter(f) o join o mapWrg(mapLcl(id))`` writes ``out[f(i)]``).
+"""
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+from .. import arith as A
+from ..errors import LiftCompileError
+from ..ir import patterns as P
+from ..types import ArrayType, TupleType, Type, VectorType
+from .views import (AccessView, AsScalarView, AsVectorView, GatherIdxView, JoinView, MemView,
+                    NestView, OffsetView, PadView, ReorderView, SlideView, SplitView,
+                    TransposeView, TupleAccessView, View, ZipView)
+
+
+def memory_view(mem, outer, t: Type) -> MemView:
+    return MemView(mem, tuple(outer), t)
+
+
+def access(v: View, index) -> AccessView:
+    """The element ``index`` of the array view ``v`` (what a map iteration sees)."""
+    t = v.type
+    if not isinstance(t, ArrayType):
+        raise LiftCompileError(f"internal: cannot index the non-array view {t}")
+    return AccessView(v, A.to_expr(index), t.elem_at(index))
+
+
+def layout_view(f: P.LayoutPattern, args: Sequence[View], result_type: Type,
+                static: Mapping[str, object]) -> View:
+    """Input view of ``f(args)`` whose type is ``result_type``."""
+    if isinstance(f, P.Split):
+        return SplitView(args[0], static["n"], result_type)
+    if isinstance(f, P.Join):
+        at = args[0].type
+        k = at.index_var
+        inner = at.elem_at(k) if k is not None else at.elem
+        if k is not None and A.contains(inner.length, k):
+            # irregular rows: the position of element j is found through the row offsets,
+            # which only a memory view or a nest view can provide (checked at consumption)
+            return _irregular_join(args[0], result_type)
+        return JoinView(args[0], inner.length, result_type)
+    if isinstance(f, P.Gather):
+        return ReorderView(args[0], f.idx, args[0].type.length, result_type, "gather")
+    if isinstance(f, P.Scatter):
+        # reading the result of a scatter needs the inverse permutation: only the output
+        # side is supported (the producer writes through the scatter)
+        raise LiftCompileError("scatter: its result can only be produced by writing through it "
+                               "(put scatter after the computation, before its consumer)")
+    if isinstance(f, P.Zip):
+        return ZipView(tuple(args), result_type)
+    if isinstance(f, P.Get):
+        return TupleAccessView(args[0], f.i, result_type)
+    if isinstance(f, P.Slide):
+        return SlideView(args[0], static["size"], static["step"], result_type)
+    if isinstance(f, P.Pad):
+        return PadView(args[0], static["left"], args[0].type.length, f.boundary, result_type)
+    if isinstance(f, P.Transpose):
+        return TransposeView(args[0], result_type)
+    if isinstance(f, P.AsVector):
+        return AsVectorView(args[0], f.width, result_type)
+    if isinstance(f, P.AsScalar):
+        return AsScalarView(args[0], args[0].type.elem.width, result_type)
+    if isinstance(f, P.Slice):
+        return OffsetView(args[0], static["start"], result_type)
+    if isinstance(f, P.GatherIdx):
+        return GatherIdxView(args[1], args[0], result_type)
+    if isinstance(f, P.SplitOffsets):
+        offs, data = args
+        var = A.fresh_var("r", 0, A.sub(result_type.length, 1))
+        from .views import consume, MemAccess
+        acc = consume(offs, (var,))
+        if not isinstance(acc, MemAccess):
+            raise LiftCompileError("splitOffsets: the offsets must be read from memory")
+        start = A.Lookup(acc.mem, acc.mem.name, acc.index, 0, data.type.length)
+        return NestView(data, var, start, result_type, "splitOffsets")
+    if isinstance(f, P.Partition):
+        k = result_type.index_var
+        var = A.fresh_var("r", 0, A.sub(result_type.length, 1))
+        if k is None:
+            row = result_type.elem
+            start = A.mul(var, row.length)
+        else:
+            row_len = result_type.elem.length  # in terms of k
+            start = A.sum_over(k, 0, var, row_len)
+        return NestView(args[0], var, start, result_type, "partition")
+    raise LiftCompileError(f"no view for {getattr(f, 'name', f)!r}")
+
+
+def _irregular_join(v: View, result_type: Type) -> View:
+    """join of a position-dependent array: element j of the result is element j of the
+    flat memory when the rows were laid out by a nest view over contiguous memory."""
+    if isinstance(v, NestView):
+        return _retype(v.parent, result_type)
+    if isinstance(v, MemView) and not v.outer:
+        return MemView(v.mem, v.outer, result_type)
+    raise LiftCompileError("join: cannot flatten a position-dependent array that is not stored "
+                           "contiguously")
+
+
+def _retype(v: View, t: Type) -> View:
+    import dataclasses
+    return dataclasses.replace(v, type=t)
+
+
+def output_view(f: P.LayoutPattern, dest: View, arg_type: Type, static: Mapping[str, object]) -> View:
+    """Where the argument of ``f`` must be written so that ``f(arg)`` lands in ``dest``."""
+    if isinstance(f, P.Join):
+        # arg : [[t]_m]_n  ->  rows of dest
+        at = arg_type
+        k = at.index_var
+        inner = at.elem_at(k) if k is not None else at.elem
+        if k is not None and A.contains(inner.length, k):
+            var = A.fresh_var("r", 0, A.sub(at.length, 1))
+            start = A.sum_over(k, 0, var, inner.length)
+            return NestView(dest, var, start, arg_type, "unjoin")
+        return SplitView(dest, inner.length, arg_type)
+    if isinstance(f, P.Split):
+        return JoinView(dest, static["n"], arg_type)
+    if isinstance(f, P.Scatter):
+        return ReorderView(dest, f.idx, arg_type.length, arg_type, "scatter")
+    if isinstance(f, P.Transpose):
+        return TransposeView(dest, arg_type)
+    if isinstance(f, P.AsVector):
+        # dest holds vectors; the argument's scalars are their components
+        return AsScalarView(dest, f.width, arg_type)
+    if isinstance(f, P.AsScalar):
+        return AsVectorView(dest, arg_type.elem.width, arg_type)
+    raise LiftCompileError(f"{f.name}: cannot write through this data-layout pattern")
