@@ -119,7 +119,9 @@ class Flattener:
                 items.append(TopItem("data", (it.name,), None, (), it))
             else:
                 items.append(TopItem("set", (), None, (), it))
-        prog = ir.Program(tuple(self.b.kernels), tuple(self.functions.values()), tuple(main))
+        from .cleanup import eliminate_dead_code
+        prog = eliminate_dead_code(
+            ir.Program(tuple(self.b.kernels), tuple(self.functions.values()), tuple(main)))
         return FlatProgram(prog, tuple(items), self.tm, dict(self.externs))
 
     def extern_name(self, name: str, fun_type, lifted: bool) -> str:

@@ -1,0 +1,268 @@
+"""Small, pure utilities over λcu GPU expressions and thunks used by the fusion pass:
+fresh names, capture-free substitution, α-renaming of thunk binders, and the "identity access"
+analysis (does a thunk read vector ``v`` only as ``v[i]`` for its index parameter ``i``?)."""
+from __future__ import annotations
+
+import dataclasses
+import itertools
+from typing import Callable, Iterable, Mapping
+
+from .. import ir
+from ..types import BoolT, CharT, FloatT, IntT, Type, flat_components
+
+
+class NameSupply:
+    """Fresh names that avoid a given set of taken names."""
+
+    def __init__(self, taken: Iterable[str] = ()):
+        self.taken = set(taken)
+        self._n = itertools.count()
+
+    def fresh(self, base: str) -> str:
+        base = base.rstrip("0123456789_") or "v"
+        if base not in self.taken:
+            self.taken.add(base)
+            return base
+        while True:
+            name = f"{base}_{next(self._n)}"
+            if name not in self.taken:
+                self.taken.add(name)
+                return name
+
+
+def map_children(e: ir.Exp, f: Callable[[ir.Exp], ir.Exp]) -> ir.Exp:
+    """Rebuild ``e`` with ``f`` applied to its direct sub-expressions (no binder handling)."""
+    if isinstance(e, (ir.Var, ir.Const, ir.Error)):
+        return e
+    if isinstance(e, ir.Tuple):
+        return ir.Tuple(tuple(f(x) for x in e.elems))
+    if isinstance(e, ir.Proj):
+        return ir.Proj(f(e.tup), e.index)
+    if isinstance(e, ir.PrimOp):
+        return dataclasses.replace(e, args=tuple(f(x) for x in e.args))
+    if isinstance(e, ir.SegVec):
+        return dataclasses.replace(e, sd=f(e.sd))
+    if isinstance(e, ir.Length):
+        return dataclasses.replace(e, vec=f(e.vec))
+    if isinstance(e, ir.Index):
+        return dataclasses.replace(e, vec=f(e.vec), idx=f(e.idx))
+    if isinstance(e, ir.If):
+        return ir.If(f(e.cond), f(e.then), f(e.else_))
+    if isinstance(e, ir.Let):
+        return ir.Let(e.vars, f(e.rhs), f(e.body))
+    if isinstance(e, (ir.Run, ir.Call)):
+        return dataclasses.replace(e, args=tuple(f(x) for x in e.args))
+    if isinstance(e, ir.VecLit):
+        return dataclasses.replace(e, elems=tuple(f(x) for x in e.elems))
+    if isinstance(e, ir.MakeSegDes):
+        return dataclasses.replace(e, lengths=f(e.lengths))
+    if isinstance(e, ir.Check):
+        return dataclasses.replace(e, cond=f(e.cond))
+    if isinstance(e, ir.Block):
+        return ir.Block(tuple(ir.Bind(b.params, f(b.rhs)) for b in e.binds), f(e.result))
+    raise TypeError(f"not an expression: {e!r}")
+
+
+def subst(e: ir.Exp, mapping: Mapping[str, ir.Exp]) -> ir.Exp:
+    """Replace free variables by expressions.  Let binders shadow; the caller guarantees that
+    the free variables of the replacements are not captured (use :func:`freshen` first)."""
+    if not mapping:
+        return e
+    if isinstance(e, ir.Var):
+        return mapping.get(e.name, e)
+    if isinstance(e, ir.Let):
+        inner = {k: v for k, v in mapping.items() if k not in {x.name for x in e.vars}}
+        return ir.Let(e.vars, subst(e.rhs, mapping), subst(e.body, inner))
+    if isinstance(e, ir.Block):
+        m = dict(mapping)
+        binds = []
+        for b in e.binds:
+            binds.append(ir.Bind(b.params, subst(b.rhs, m)))
+            for n in b.names:
+                m.pop(n, None)
+        return ir.Block(tuple(binds), subst(e.result, m))
+    return map_children(e, lambda x: subst(x, mapping))
+
+
+def rewrite(e: ir.Exp, f: Callable[[ir.Exp], ir.Exp | None]) -> ir.Exp:
+    """Bottom-up rewrite: ``f`` returns a replacement or None (keep)."""
+    e2 = map_children(e, lambda x: rewrite(x, f))
+    r = f(e2)
+    return e2 if r is None else r
+
+
+def bound_names(e: ir.Exp) -> set[str]:
+    out: set[str] = set()
+
+    def go(x: ir.Exp) -> ir.Exp | None:
+        if isinstance(x, ir.Let):
+            out.update(v.name for v in x.vars)
+        return None
+    rewrite(e, go)
+    return out
+
+
+def freshen(t: ir.Thunk, supply: NameSupply) -> ir.Thunk:
+    """α-rename the thunk's parameters and every let-bound variable of its body to fresh names."""
+    ren = {p.name: supply.fresh(p.name) for p in t.params}
+    params = tuple(ir.Param(ir.Var(ren[p.name]), p.ty) for p in t.params)
+    return ir.Thunk(params, _freshen_exp(t.body, ren, supply), t.using)
+
+
+def _freshen_exp(e: ir.Exp, ren: dict, supply: NameSupply) -> ir.Exp:
+    if isinstance(e, ir.Var):
+        return ir.Var(ren[e.name]) if e.name in ren else e
+    if isinstance(e, ir.Let):
+        rhs = _freshen_exp(e.rhs, ren, supply)
+        inner = dict(ren)
+        vs = []
+        for v in e.vars:
+            inner[v.name] = supply.fresh(v.name)
+            vs.append(ir.Var(inner[v.name]))
+        return ir.Let(tuple(vs), rhs, _freshen_exp(e.body, inner, supply))
+    return map_children(e, lambda x: _freshen_exp(x, ren, supply))
+
+
+def rename_kernel_vars(t: ir.Thunk, ren: Mapping[str, str]) -> ir.Thunk:
+    """Rename kernel-scope variables (the ``using`` list and their free occurrences)."""
+    shadow = {p.name for p in t.params}
+    m = {k: ir.Var(v) for k, v in ren.items() if k not in shadow}
+    using = _dedup(ir.Var(ren.get(u.name, u.name)) for u in t.using)
+    return ir.Thunk(t.params, subst(t.body, m), using)
+
+
+def rename_exp(e: ir.Exp, ren: Mapping[str, str]) -> ir.Exp:
+    return subst(e, {k: ir.Var(v) for k, v in ren.items()})
+
+
+def _dedup(vs: Iterable[ir.Var]) -> tuple:
+    return tuple(dict.fromkeys(vs))
+
+
+def union_using(*lists: Iterable[ir.Var], drop: Iterable[str] = ()) -> tuple:
+    d = set(drop)
+    return _dedup(v for l in lists for v in l if v.name not in d)
+
+
+def exp_size(e: ir.Exp) -> int:
+    n = [0]
+
+    def go(x):
+        n[0] += 1
+        return None
+    rewrite(e, go)
+    return n[0]
+
+
+def uses_of(e: ir.Exp, name: str) -> int:
+    """Number of free occurrences of ``name`` in ``e``."""
+    if isinstance(e, ir.Var):
+        return int(e.name == name)
+    if isinstance(e, ir.Let):
+        inner = 0 if name in {v.name for v in e.vars} else uses_of(e.body, name)
+        return uses_of(e.rhs, name) + inner
+    total = [0]
+
+    def child(x):
+        total[0] += uses_of(x, name)
+        return x
+    map_children(e, child)
+    return total[0]
+
+
+def identity_only(body: ir.Exp, vec: str, index: str, allow_length: bool = True) -> bool:
+    """True when every free occurrence of ``vec`` in ``body`` is ``vec[index]`` (``index`` being
+    free, i.e. the thunk's own index parameter) or, if allowed, ``#vec``."""
+    def ok(e: ir.Exp, shadowed: frozenset) -> bool:
+        if isinstance(e, ir.Var):
+            return e.name != vec or vec in shadowed
+        if isinstance(e, ir.Index) and isinstance(e.vec, ir.Var) and e.vec.name == vec \
+                and vec not in shadowed:
+            return (isinstance(e.idx, ir.Var) and e.idx.name == index and index not in shadowed)
+        if allow_length and isinstance(e, ir.Length) and isinstance(e.vec, ir.Var) \
+                and e.vec.name == vec:
+            return True
+        if isinstance(e, ir.Let):
+            return ok(e.rhs, shadowed) and ok(e.body, shadowed | {v.name for v in e.vars})
+        res = [True]
+
+        def child(x):
+            res[0] = res[0] and ok(x, shadowed)
+            return x
+        map_children(e, child)
+        return res[0]
+    return ok(body, frozenset())
+
+
+def index_dependent_reads(body: ir.Exp, index: str) -> set[str]:
+    """Vectors subscripted (or measured) with an expression that depends on ``index``, and
+    vectors whose subscripts we cannot analyse."""
+    out: set[str] = set()
+
+    def dep(e: ir.Exp, tainted: frozenset) -> bool:
+        return bool(ir.free_vars(e) & tainted)
+
+    def go(e: ir.Exp, tainted: frozenset) -> None:
+        if isinstance(e, ir.Index):
+            if isinstance(e.vec, ir.Var) and dep(e.idx, tainted):
+                out.add(e.vec.name)
+            go(e.idx, tainted)
+            if not isinstance(e.vec, ir.Var):
+                go(e.vec, tainted)
+            return
+        if isinstance(e, ir.Let):
+            go(e.rhs, tainted)
+            t2 = tainted | {v.name for v in e.vars} if dep(e.rhs, tainted) else \
+                tainted - {v.name for v in e.vars}
+            go(e.body, frozenset(t2))
+            return
+        map_children(e, lambda x: (go(x, tainted), x)[1])
+    go(body, frozenset({index}))
+    return out
+
+
+def zero_of(t: Type) -> ir.Const:
+    if isinstance(t, IntT):
+        return ir.Const(0, t)
+    if isinstance(t, FloatT):
+        return ir.Const(0.0, t)
+    if isinstance(t, BoolT):
+        return ir.Const(False, t)
+    if isinstance(t, CharT):
+        return ir.Const("\0", t)
+    raise TypeError(f"no default value of type {t}")
+
+
+def simplify(e: ir.Exp) -> ir.Exp:
+    """Local clean-ups: ``(e1, ..., ek).j`` -> ``ej``; ``let x = y in b`` (y a variable or a
+    constant) -> ``b[y/x]``; single-use lets of pure scalars are left alone."""
+    def step(x: ir.Exp):
+        if isinstance(x, ir.Proj) and isinstance(x.tup, ir.Tuple) and x.index < len(x.tup.elems):
+            return x.tup.elems[x.index]
+        if isinstance(x, ir.Let):
+            if len(x.vars) == 1 and isinstance(x.rhs, (ir.Var, ir.Const)):
+                return simplify(subst(x.body, {x.vars[0].name: x.rhs}))
+            if len(x.vars) > 1 and isinstance(x.rhs, ir.Tuple) and len(x.rhs.elems) == len(x.vars) \
+                    and all(isinstance(c, (ir.Var, ir.Const)) for c in x.rhs.elems):
+                return simplify(subst(x.body, {v.name: c for v, c in zip(x.vars, x.rhs.elems)}))
+            if len(x.vars) == 1 and uses_of(x.body, x.vars[0].name) == 0 and not can_fail(x.rhs):
+                return x.body
+        return None
+    return rewrite(e, step)
+
+
+def can_fail(e: ir.Exp) -> bool:
+    """May evaluating ``e`` raise a runtime error (subscript, integer division, ...)?"""
+    from ..prims import PRIMS
+    bad = [False]
+
+    def go(x):
+        if isinstance(x, (ir.Index, ir.Error)) or (isinstance(x, ir.PrimOp) and PRIMS[x.op].can_fail):
+            bad[0] = True
+        return None
+    rewrite(e, go)
+    return bad[0]
+
+
+def components(t: Type) -> tuple:
+    return flat_components(t)
