@@ -176,7 +176,7 @@ class RuntimeNeslError(Exception):
         self.message = message
 
     def format(self, source: Optional[str] = None) -> str:
-        return format_error(self.span, self.message, source, kind="runtime error") \
+        return format_error(self.span, self.message, source) \
             if self.span is not None else self.message
 
     def __str__(self) -> str:

@@ -1,0 +1,947 @@
+"""The Python API: compile a NESL file and call its functions on numpy arrays and Python values.
+
+::
+
+    import numpy as np
+    from nessie.api import load
+
+    m = load("nesl_examples/dotp.nesl")                  # a path, or NESL source text
+    m.dotp(np.array([1, 2, 3]), np.array([4, 5, 6]))     # -> 32
+    m.dotp(np.array([1.5, 2.5]), [2.0, 4.0])             # -> 13.0 (polymorphic: float instance)
+
+    s = load("nesl_examples/sparse_mxv.nesl", backend="lcu")
+    s.sparse_mxv([[(0, 2.0), (1, -1.0)], [(1, 3.0)]], np.array([1.0, 2.0]))
+                                                         # -> array([0., 6.])
+
+``load(path_or_source, *, backend="interp", fuse=False, int64=False, run_toplevel=True,
+stdout=None)`` compiles the program (raising :class:`~nessie.diagnostics.CompileErrors` with every
+error found) and, unless ``run_toplevel=False``, runs its top-level bindings and expressions
+(their result lines are kept in ``module.output``, the values in ``module.values``).
+
+``module.NAME(*args, **kwargs)`` calls NESL function ``NAME`` (the last definition of that name;
+``module.function(NAME)`` does the same for names that clash with the module's attributes;
+keyword arguments use the parameter names).  A function ``f(a, b)`` takes two Python
+arguments.  Arguments are converted by the function's parameter types:
+
+============================  ==================================================================
+NESL type                     accepted Python values
+============================  ==================================================================
+``int``                       ``int``, numpy integer (must fit the 32-bit/64-bit NESL int)
+``float``                     ``float``, numpy floating, and ints (converted)
+``bool``                      ``bool``, ``numpy.bool_``
+``char``                      a one-character ``str`` (code < 256)
+``[char]``                    ``str``
+``[int]``/``[float]``/...     1-d numpy arrays (integer/floating/bool dtypes), lists, tuples
+                              are NOT sequences
+``[[t]]``                     a list of arrays / a list of lists / a 2-d numpy array (its rows)
+``(t1, t2, ...)``             a Python tuple ``(x1, x2, ...)`` (flat: NESL ``(a, b, c)``)
+datatype ``d(t1, ...)``       ``DataVal("d", (x1, ...))`` or the tuple of its fields
+============================  ==================================================================
+
+A polymorphic function is instantiated at the types of its arguments (e.g. ``qsort`` on an
+integer array runs ``qsort<int>``; an empty list gives the element type ``int`` unless another
+argument fixes it).  An argument that does not fit raises a ``TypeError`` naming the parameter
+and its expected NESL type; an integer outside the NESL int range raises ``OverflowError``.
+
+Results come back as Python values: scalars as ``int``/``float``/``bool``/one-character
+``str``; ``[char]`` as ``str``; flat sequences of scalars as numpy arrays (``int32``, or
+``int64`` with ``int64=True``; ``float64``; ``bool``); other sequences as lists (a sequence of
+tuples as a list of tuples, nested sequences as lists of arrays); tuples as Python tuples;
+datatype values as ``DataVal``.  A NESL runtime error raises
+:class:`~nessie.diagnostics.RuntimeNeslError` (``str()`` gives the source position).
+
+Backends: ``"interp"`` is the reference interpreter; ``"lcu"`` flattens the called function
+instance (and the functions it calls) to λcu with :func:`nessie.driver.flatten`'s flattener,
+optionally fuses it (``fuse=True``), and runs it on the numpy λcu interpreter; arrays go in and
+come out as flat numpy vectors and segment descriptors without per-element Python work.  A
+construct the flattener does not support raises ``nessie.flatten.FlattenUnsupported``.
+``module.launches`` counts the kernel launches of the last λcu call.
+"""
+from __future__ import annotations
+
+import io
+import os
+from typing import Any, Optional
+
+import numpy as np
+
+from nessie.diagnostics import CompileError, CompileErrors, RuntimeNeslError, Span
+from nessie.interp.values import DataVal, Seq, SegDes, pair, unpair
+from nessie.types import typed_ast as T
+from nessie.types.types import (BOOL, CHAR, FLOAT, INT, SEGDES, CLASS_MEMBERS, Namer, Scheme,
+                                TBase, TData, TFun, TPair, TSeq, TVar, Type, free_vars,
+                                subst_type, tuple_components, type_to_str)
+
+__all__ = ["load", "Module", "Function", "DataVal"]
+
+BACKENDS = ("interp", "lcu")
+
+
+# ============================================================================== loading
+def load(source: Any, *, backend: str = "interp", fuse: bool = False, int64: bool = False,
+         run_toplevel: bool = True, stdout: Any = None, filename: Optional[str] = None
+         ) -> "Module":
+    """Compile a NESL program given as a path (``str`` naming a file or ending in ``.nesl``, or
+    an ``os.PathLike``) or as source text; see the module docstring."""
+    if isinstance(source, os.PathLike) or (
+            isinstance(source, str) and "\n" not in source and ";" not in source
+            and (os.path.isfile(source) or source.endswith(".nesl"))):
+        path = os.fspath(source)
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        name = filename or path
+    elif isinstance(source, str):
+        text = source
+        name = filename or "<string>"
+    else:
+        raise TypeError(f"load() wants a file path or NESL source text, not "
+                        f"{type(source).__name__}")
+    return Module(text, name, backend=backend, fuse=fuse, int64=int64,
+                  run_toplevel=run_toplevel, stdout=stdout)
+
+
+# ============================================================================== type matching
+class _Mismatch(Exception):
+    pass
+
+
+class _Unifier:
+    """Substitution over type variables: scheme variables and fresh unknowns (negative ids)."""
+
+    def __init__(self) -> None:
+        self.s: dict = {}
+        self._next = -1
+
+    def fresh(self) -> TVar:
+        v = TVar(self._next)
+        self._next -= 1
+        return v
+
+    def resolve(self, t: Type) -> Type:
+        while isinstance(t, TVar) and t.id in self.s:
+            t = self.s[t.id]
+        return t
+
+    def zonk(self, t: Type) -> Type:
+        t = self.resolve(t)
+        if isinstance(t, TSeq):
+            return TSeq(self.zonk(t.elem))
+        if isinstance(t, TPair):
+            return TPair(self.zonk(t.fst), self.zonk(t.snd))
+        if isinstance(t, TData):
+            return TData(t.name, tuple(self.zonk(a) for a in t.args))
+        return t
+
+    def unify(self, a: Type, b: Type) -> None:
+        a, b = self.resolve(a), self.resolve(b)
+        if a == b:
+            return
+        if isinstance(a, TVar):
+            if a.id in free_vars(self.zonk(b)):
+                raise _Mismatch()
+            self.s[a.id] = b
+        elif isinstance(b, TVar):
+            self.unify(b, a)
+        elif isinstance(a, TSeq) and isinstance(b, TSeq):
+            self.unify(a.elem, b.elem)
+        elif isinstance(a, TPair) and isinstance(b, TPair):
+            self.unify(a.fst, b.fst)
+            self.unify(a.snd, b.snd)
+        elif isinstance(a, TData) and isinstance(b, TData) and a.name == b.name \
+                and len(a.args) == len(b.args):
+            for x, y in zip(a.args, b.args):
+                self.unify(x, y)
+        else:
+            raise _Mismatch()
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
+def _is_float(v: Any) -> bool:
+    return isinstance(v, (float, np.floating))
+
+
+def _is_bool(v: Any) -> bool:
+    return isinstance(v, (bool, np.bool_))
+
+
+def _describe(v: Any) -> str:
+    """A short description of a Python value for error messages."""
+    if isinstance(v, np.ndarray):
+        return f"numpy array of {v.dtype} with shape {v.shape}"
+    if _is_bool(v):
+        return f"bool {v!r}"
+    if _is_int(v):
+        return f"int {int(v)}"
+    if _is_float(v):
+        return f"float {float(v)!r}"
+    if isinstance(v, str):
+        return f"str {v[:20]!r}" + ("..." if len(v) > 20 else "")
+    if isinstance(v, list):
+        if not v:
+            return "empty list"
+        kinds = sorted({type(x).__name__ for x in v})
+        return f"list of {len(v)} {'/'.join(kinds)}"
+    if isinstance(v, tuple):
+        return f"tuple of {len(v)} ({', '.join(type(x).__name__ for x in v)})"
+    if isinstance(v, DataVal):
+        return f"DataVal {v.name}"
+    return f"{type(v).__name__} {v!r}"[:80]
+
+
+class _TypeOf:
+    """Infers the NESL type of a Python value, guided by the expected type (hints resolve
+    ``str`` as ``char`` vs ``[char]``, ints given for floats, the tuple shape)."""
+
+    def __init__(self, u: _Unifier, datadefs: dict) -> None:
+        self.u = u
+        self.datadefs = datadefs
+
+    def __call__(self, v: Any, hint: Type) -> Type:
+        h = self.u.resolve(hint)
+        if isinstance(h, TData):
+            return self.data(v, h)
+        if isinstance(v, DataVal):
+            return self.data(v, None)
+        if _is_bool(v):
+            return BOOL
+        if _is_int(v):
+            if h == FLOAT:
+                return FLOAT
+            if h == SEGDES:
+                return SEGDES
+            return INT
+        if _is_float(v):
+            return FLOAT
+        if isinstance(v, str):
+            if h == CHAR and len(v) == 1:
+                return CHAR
+            return TSeq(CHAR)
+        if isinstance(v, np.ndarray):
+            return self.array(v, h)
+        if isinstance(v, (list, range)):
+            elem = h.elem if isinstance(h, TSeq) else self.u.fresh()
+            for x in v:
+                t = self(x, elem)
+                self.u.unify(elem, t)
+            return TSeq(elem)
+        if isinstance(v, tuple):
+            return self.tuple(v, h)
+        raise _Mismatch()
+
+    def array(self, a: np.ndarray, h: Type) -> Type:
+        if a.ndim == 0:
+            return self(a.item(), h)
+        if a.ndim > 1:
+            elem = h.elem if isinstance(h, TSeq) else self.u.fresh()
+            inner = self.array(a[0], elem) if a.shape[0] else self.array(a.reshape(a.shape[1:]), elem)
+            return TSeq(inner)
+        eh = self.u.resolve(h.elem) if isinstance(h, TSeq) else None
+        kind = a.dtype.kind
+        if kind == "b":
+            return TSeq(BOOL)
+        if kind in "iu":
+            return TSeq(FLOAT if eh == FLOAT else INT)
+        if kind == "f":
+            return TSeq(FLOAT)
+        if kind in "US" and (a.dtype.itemsize <= (4 if kind == "U" else 1)):
+            return TSeq(CHAR)
+        raise _Mismatch()
+
+    def tuple(self, v: tuple, h: Type) -> Type:
+        if len(v) < 2:
+            raise _Mismatch()
+        comps = tuple_components(h) if isinstance(h, TPair) else [self.u.fresh()]
+        if len(comps) > len(v):
+            raise _Mismatch()
+        if len(comps) < len(v):
+            # the last expected component takes the rest, if it can be a tuple
+            last = self.u.resolve(comps[-1])
+            if not isinstance(last, TVar):
+                raise _Mismatch()
+            k = len(comps) - 1
+            types = [self(x, c) for x, c in zip(v[:k], comps[:k])]
+            rest = self.tuple(v[k:], last) if len(v) - k >= 2 else self(v[k], last)
+            types.append(rest)
+        else:
+            types = [self(x, c) for x, c in zip(v, comps)]
+        t = types[-1]
+        for c in reversed(types[:-1]):
+            t = TPair(c, t)
+        return t
+
+    def data(self, v: Any, h: Optional[TData]) -> Type:
+        name = v.name if isinstance(v, DataVal) else (h.name if h is not None else None)
+        if name not in self.datadefs:
+            raise _Mismatch()
+        dd = self.datadefs[name]
+        sub = {p.id: self.u.fresh() for p in dd.params}
+        arg = subst_type(dd.arg_type, sub)
+        result = TData(name, tuple(sub[p.id] for p in dd.params))
+        if h is not None:
+            self.u.unify(h, result)
+        if isinstance(v, DataVal):
+            fields = v.fields
+            value = fields[0] if len(fields) == 1 else tuple(fields)
+        else:
+            value = v
+        self.u.unify(arg, self(value, arg))
+        return result
+
+
+# ============================================================================== conversions
+class _Data:
+    """A normalised datatype value: constructor name and the normalised constructor argument."""
+
+    __slots__ = ("name", "arg")
+
+    def __init__(self, name: str, arg: Any) -> None:
+        self.name = name
+        self.arg = arg
+
+
+class _Conv:
+    """Conversions between Python values and NESL values of ground types."""
+
+    def __init__(self, datadefs: dict, int_bits: int) -> None:
+        self.datadefs = datadefs
+        self.int_bits = int_bits
+        self.int_dtype = np.dtype(np.int32 if int_bits == 32 else np.int64)
+        self.lo, self.hi = -(1 << (int_bits - 1)), (1 << (int_bits - 1)) - 1
+
+    def arg_type(self, t: TData) -> Type:
+        dd = self.datadefs[t.name]
+        return subst_type(dd.arg_type, {p.id: a for p, a in zip(dd.params, t.args)})
+
+    def nfields(self, t: TData) -> int:
+        return len(tuple_components(self.arg_type(t)))
+
+    # ---------------------------------------------------------------- Python -> normalised
+    def check_int(self, x: int) -> int:
+        x = int(x)
+        if not self.lo <= x <= self.hi:
+            raise OverflowError(f"{x} does not fit the {self.int_bits}-bit NESL int")
+        return x
+
+    def norm(self, v: Any, t: Type) -> Any:
+        """Normalise a Python value already known to have ground NESL type ``t``: base
+        sequences become numpy arrays of the NESL dtype ([char] a str), tuples right-nested
+        pairs, datatypes ``_Data``."""
+        if isinstance(t, TBase):
+            if isinstance(v, np.ndarray):
+                v = v.item()
+            n = t.name
+            if n in ("int", "segdes"):
+                return self.check_int(v)
+            if n == "float":
+                return float(v)
+            if n == "bool":
+                return bool(v)
+            if n == "char":
+                if not isinstance(v, str) or len(v) != 1 or ord(v) > 255:
+                    raise _Mismatch()
+                return v
+        if isinstance(t, TSeq):
+            return self.norm_seq(v, t.elem)
+        if isinstance(t, TPair):
+            comps = tuple_components(t)
+            if not isinstance(v, tuple):
+                raise _Mismatch()
+            if len(v) == 2 and len(comps) > 2:
+                return (self.norm(v[0], t.fst), self.norm(v[1], t.snd))
+            if len(v) != len(comps):
+                # a tuple component that is itself a tuple: regroup the tail
+                k = len(comps) - 1
+                v = tuple(v[:k]) + (tuple(v[k:]),)
+            out = self.norm(v[-1], comps[-1])
+            for x, c in zip(reversed(v[:-1]), reversed(comps[:-1])):
+                out = (self.norm(x, c), out)
+            return out
+        if isinstance(t, TData):
+            at = self.arg_type(t)
+            if isinstance(v, DataVal):
+                value = v.fields[0] if len(v.fields) == 1 else tuple(v.fields)
+            else:
+                value = v
+            return _Data(t.name, self.norm(value, at))
+        raise _Mismatch()
+
+    def norm_seq(self, v: Any, elem: Type) -> Any:
+        if isinstance(elem, TBase):
+            n = elem.name
+            if n == "char":
+                if isinstance(v, str):
+                    if any(ord(c) > 255 for c in v):
+                        raise _Mismatch()
+                    return v
+                return "".join(self.norm(x, elem) for x in v)
+            arr = np.asarray(v) if not isinstance(v, np.ndarray) else v
+            if arr.ndim != 1 and not (arr.ndim == 1 or arr.size == 0):
+                raise _Mismatch()
+            arr = arr.reshape(-1) if arr.size == 0 else arr
+            if n in ("int", "segdes"):
+                if arr.size == 0:
+                    return np.zeros(0, self.int_dtype)
+                if arr.dtype.kind not in "iu":
+                    if arr.dtype == object:
+                        return np.asarray([self.check_int(x) for x in arr], self.int_dtype)
+                    raise _Mismatch()
+                if int(arr.min()) < self.lo or int(arr.max()) > self.hi:
+                    bad = int(arr.min()) if int(arr.min()) < self.lo else int(arr.max())
+                    raise OverflowError(f"{bad} does not fit the {self.int_bits}-bit NESL int")
+                return arr.astype(self.int_dtype)
+            if n == "float":
+                if arr.size and arr.dtype.kind not in "iuf":
+                    raise _Mismatch()
+                return arr.astype(np.float64)
+            if n == "bool":
+                if arr.size and arr.dtype.kind != "b":
+                    raise _Mismatch()
+                return arr.astype(np.bool_)
+        if isinstance(v, np.ndarray):
+            if v.ndim < 2 and v.size:
+                raise _Mismatch()
+            v = list(v)
+        if not isinstance(v, (list, range)):
+            raise _Mismatch()
+        return [self.norm(x, elem) for x in v]
+
+    # ---------------------------------------------------------------- normalised -> interp
+    def to_interp(self, nv: Any, t: Type) -> Any:
+        if isinstance(t, TBase):
+            return SegDes(nv) if t.name == "segdes" else nv
+        if isinstance(t, TSeq):
+            e = t.elem
+            if isinstance(e, TBase):
+                if e.name == "char":
+                    return Seq(tuple(nv))
+                if e.name == "segdes":
+                    return Seq(tuple(SegDes(int(x)) for x in nv.tolist()))
+                return Seq(tuple(nv.tolist()))
+            return Seq(tuple(self.to_interp(x, e) for x in nv))
+        if isinstance(t, TPair):
+            return (self.to_interp(nv[0], t.fst), self.to_interp(nv[1], t.snd))
+        if isinstance(t, TData):
+            inner = self.to_interp(nv.arg, self.arg_type(t))
+            n = self.nfields(t)
+            return DataVal(t.name, (inner,) if n == 1 else unpair(inner, n))
+        raise TypeError(t)
+
+    # ---------------------------------------------------------------- normalised -> λcu leaves
+    def unfold(self, t: Type) -> Type:
+        while isinstance(t, TData):
+            t = self.arg_type(t)
+        return t
+
+    def to_leaves(self, nv: Any, t: Type, out: list) -> None:
+        while isinstance(t, TData):
+            nv, t = nv.arg, self.arg_type(t)
+        if isinstance(t, TBase):
+            out.append(nv)
+        elif isinstance(t, TPair):
+            self.to_leaves(nv[0], t.fst, out)
+            self.to_leaves(nv[1], t.snd, out)
+        else:
+            self.seq_leaves(nv, t.elem, out)
+
+    def seq_leaves(self, items: Any, elem: Type, out: list) -> None:
+        """Leaves of a sequence (normalised) with element type ``elem``."""
+        while isinstance(elem, TData):
+            items = [x.arg for x in items]
+            elem = self.arg_type(elem)
+        if isinstance(elem, TBase):
+            out.append(self.base_vector(items, elem))
+        elif isinstance(elem, TPair):
+            items = list(items)
+            self.seq_leaves([x[0] for x in items], elem.fst, out)
+            self.seq_leaves([x[1] for x in items], elem.snd, out)
+        else:
+            from lambda_cu.values import SegDes as LSegDes
+            items = list(items)
+            out.append(LSegDes(np.asarray([len(x) for x in items], dtype=np.int64)))
+            inner = self.unfold(elem.elem)
+            if isinstance(inner, TBase):
+                parts = [self.base_vector(x, inner) for x in items]
+                if parts:
+                    out.append(np.concatenate(parts))
+                else:
+                    out.append(self.base_vector([], inner))
+            else:
+                flat: list = []
+                for x in items:
+                    flat.extend(x)
+                self.seq_leaves(flat, elem.elem, out)
+
+    def base_vector(self, items: Any, elem: TBase) -> np.ndarray:
+        n = elem.name
+        if n == "char":
+            s = items if isinstance(items, str) else "".join(items)
+            return np.frombuffer(s.encode("latin-1"), dtype=np.uint8).copy()
+        dt = {"int": self.int_dtype, "segdes": self.int_dtype, "float": np.dtype(np.float64),
+              "bool": np.dtype(np.bool_)}[n]
+        if isinstance(items, np.ndarray):
+            return items.astype(dt, copy=False).reshape(-1)
+        return np.asarray(list(items), dtype=dt).reshape(-1)
+
+    # ---------------------------------------------------------------- results
+    def from_interp(self, v: Any, t: Type) -> Any:
+        if isinstance(t, TBase):
+            if t.name == "segdes":
+                return v.length if isinstance(v, SegDes) else int(v)
+            return v
+        if isinstance(t, TSeq):
+            e = t.elem
+            items = v.items
+            if isinstance(e, TBase):
+                if e.name == "char":
+                    return "".join(items)
+                if e.name == "int":
+                    return np.asarray(items, dtype=self.int_dtype).reshape(-1)
+                if e.name == "float":
+                    return np.asarray(items, dtype=np.float64).reshape(-1)
+                if e.name == "bool":
+                    return np.asarray(items, dtype=np.bool_).reshape(-1)
+                return np.asarray([x.length for x in items], dtype=np.int64)
+            return [self.from_interp(x, e) for x in items]
+        if isinstance(t, TPair):
+            comps = tuple_components(t)
+            vals = unpair(v, len(comps))
+            return tuple(self.from_interp(x, c) for x, c in zip(vals, comps))
+        if isinstance(t, TData):
+            fts = tuple_components(self.arg_type(t))
+            return DataVal(t.name, tuple(self.from_interp(x, ft) for x, ft in zip(v.fields, fts)))
+        raise TypeError(t)
+
+    def from_leaves(self, t: Type, ls: list) -> Any:
+        """Python result of NESL type ``t`` from λcu leaves (consumed from the front)."""
+        if isinstance(t, TData):
+            at = self.arg_type(t)
+            inner = self.from_leaves(at, ls)
+            n = len(tuple_components(at))
+            return DataVal(t.name, (inner,) if n == 1 else tuple(inner))
+        if isinstance(t, TBase):
+            return self.scalar(ls.pop(0), t)
+        if isinstance(t, TPair):
+            return tuple(self.from_leaves(c, ls) for c in tuple_components(t))
+        col = self.column(t.elem, ls)
+        return self.finish(col, t.elem)
+
+    def scalar(self, x: Any, t: TBase) -> Any:
+        n = t.name
+        if n in ("int", "segdes"):
+            return int(x)
+        if n == "float":
+            return float(x)
+        if n == "bool":
+            return bool(x)
+        return x if isinstance(x, str) else chr(int(x))
+
+    def column(self, elem: Type, ls: list) -> Any:
+        """The elements of a sequence as a 'column': a numpy array (base elements), a str
+        ([char] elements are chars), or a list of Python element values."""
+        if isinstance(elem, TData):
+            at = self.arg_type(elem)
+            n = len(tuple_components(at))
+            inner = self.elements(self.column(at, ls), at)
+            return [DataVal(elem.name, (x,) if n == 1 else tuple(x)) for x in inner]
+        if isinstance(elem, TBase):
+            v = np.asarray(ls.pop(0))
+            n = elem.name
+            if n == "char":
+                return bytes(v.astype(np.uint8).tolist()).decode("latin-1")
+            dt = {"int": self.int_dtype, "segdes": self.int_dtype, "float": np.float64,
+                  "bool": np.bool_}[n]
+            return v.astype(dt).reshape(-1)
+        if isinstance(elem, TPair):
+            comps = tuple_components(elem)
+            cols = [self.elements(self.column(c, ls), c) for c in comps]
+            return list(zip(*cols)) if cols else []
+        sd = ls.pop(0)
+        lens = np.asarray(sd.lengths if hasattr(sd, "lengths") else sd, dtype=np.int64)
+        data = self.column(elem.elem, ls)
+        bounds = np.concatenate([[0], np.cumsum(lens)]).tolist()
+        return [self.finish(data[bounds[i]:bounds[i + 1]], elem.elem)
+                for i in range(len(lens))]
+
+    def elements(self, col: Any, elem: Type) -> list:
+        """A column as a list of Python element values."""
+        if isinstance(col, np.ndarray):
+            return col.tolist()
+        return list(col)
+
+    def finish(self, col: Any, elem: Type) -> Any:
+        """The Python value of a sequence given its column."""
+        if isinstance(col, (np.ndarray, str)):
+            return col.copy() if isinstance(col, np.ndarray) else col
+        return list(col)
+
+
+# ============================================================================== functions
+def _param_spine(pattern: Any, arg_type: Type) -> list:
+    """``[(component pattern, component type)]`` of a parameter pattern ``(a, b, c)``."""
+    if isinstance(pattern, T.PPair) and isinstance(arg_type, TPair):
+        return [(pattern.fst, arg_type.fst)] + _param_spine(pattern.snd, arg_type.snd)
+    return [(pattern, arg_type)]
+
+
+def _pattern_name(p: Any) -> str:
+    from nessie.interp.eval import pattern_text
+    try:
+        return pattern_text(p)
+    except TypeError:
+        return "?"
+
+
+class Function:
+    """A NESL function of a :class:`Module`, callable with Python values."""
+
+    def __init__(self, module: "Module", fundef: T.FunDef) -> None:
+        self._module = module
+        self.fundef = fundef
+        self.name = fundef.name
+        self.scheme: Scheme = fundef.scheme
+        spine = _param_spine(fundef.param, fundef.scheme.type.arg)
+        self.params = [_pattern_name(p) for p, _ in spine]
+        self.param_types = [t for _, t in spine]
+        self.__doc__ = fundef.doc or f"NESL function {self.signature}"
+        self._instances: dict = {}
+
+    @property
+    def signature(self) -> str:
+        from nessie.types.types import scheme_to_str
+        return f"{self.name} : {scheme_to_str(self.scheme)}"
+
+    def __repr__(self) -> str:
+        return f"<NESL function {self.signature}>"
+
+    # ---------------------------------------------------------------- argument typing
+    def _type_str(self, t: Type, u: _Unifier) -> str:
+        namer = Namer()
+        type_to_str(self.scheme.type, True, namer)
+        shown = u.zonk(t)
+        s = type_to_str(shown, False if isinstance(shown, TPair) else True, namer)
+        ctx = [f"{namer.names[v]} in {self.scheme.class_of(v)}"
+               for v in free_vars(shown) if v in self.scheme.vars
+               and self.scheme.class_of(v) != "any"]
+        return s + (f" :: ({'; '.join(ctx)})" if ctx else "")
+
+    def _bind_args(self, args: tuple, kwargs: dict) -> list:
+        n = len(self.params)
+        if len(args) > n:
+            raise TypeError(f"{self.name}() takes {n} argument{'s' if n != 1 else ''} "
+                            f"({', '.join(self.params)}), {len(args)} given")
+        vals = list(args) + [None] * (n - len(args))
+        given = [True] * len(args) + [False] * (n - len(args))
+        for k, v in kwargs.items():
+            if k not in self.params:
+                raise TypeError(f"{self.name}() has no parameter {k!r} "
+                                f"(parameters: {', '.join(self.params)})")
+            i = self.params.index(k)
+            if given[i]:
+                raise TypeError(f"{self.name}() got two values for parameter {k!r}")
+            vals[i], given[i] = v, True
+        missing = [p for p, g in zip(self.params, given) if not g]
+        if missing:
+            raise TypeError(f"{self.name}() missing argument{'s' if len(missing) > 1 else ''}: "
+                            f"{', '.join(missing)} (signature {self.signature})")
+        return vals
+
+    def instance_type(self, vals: list) -> tuple:
+        """Ground parameter types for Python argument values: ``(TFun, [param types])``."""
+        u = _Unifier()
+        typeof = _TypeOf(u, self._module._datadefs)
+        for i, (v, pt, pname) in enumerate(zip(vals, self.param_types, self.params), 1):
+            try:
+                u.unify(pt, typeof(v, pt))
+            except _Mismatch:
+                raise TypeError(f"{self.name}: argument {i} ({pname}) must be "
+                                f"{self._type_str(pt, u)}; got {_describe(v)} "
+                                f"(signature {self.signature})") from None
+        for var, cls in zip(self.scheme.vars, self.scheme.classes):
+            t = u.zonk(TVar(var))
+            if cls != "any" and not isinstance(t, TVar) and not (
+                    isinstance(t, TBase) and t.name in CLASS_MEMBERS[cls]):
+                namer = Namer()
+                type_to_str(self.scheme.type, True, namer)
+                raise TypeError(f"{self.name}: type variable {namer(var)} must be in {cls} "
+                                f"({', '.join(sorted(CLASS_MEMBERS[cls]))}) but the arguments "
+                                f"make it {type_to_str(t)} (signature {self.signature})")
+        ground = [self._ground(u.zonk(pt)) for pt in self.param_types]
+        sub = {v: self._ground(u.zonk(TVar(v))) for v in self.scheme.vars}
+        fun = TFun(self._ground(subst_type(u.zonk(self.scheme.type.arg), sub)),
+                   self._ground(subst_type(self.scheme.type.result, sub)))
+        return fun, ground
+
+    @staticmethod
+    def _ground(t: Type) -> Type:
+        return subst_type(t, {v: INT for v in free_vars(t)})
+
+    def convert_args(self, vals: list, ground: list) -> list:
+        conv = self._module._conv
+        out = []
+        for i, (v, t, pname) in enumerate(zip(vals, ground, self.params), 1):
+            try:
+                out.append(conv.norm(v, t))
+            except _Mismatch:
+                raise TypeError(f"{self.name}: argument {i} ({pname}) must be "
+                                f"{type_to_str(t)}; got {_describe(v)} "
+                                f"(signature {self.signature})") from None
+            except OverflowError as e:
+                raise OverflowError(f"{self.name}: argument {i} ({pname}): {e}") from None
+        return out
+
+    # ---------------------------------------------------------------- calling
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        vals = self._bind_args(args, kwargs)
+        fun, ground = self.instance_type(vals)
+        norm = self.convert_args(vals, ground)
+        return self._module._call(self, fun, ground, norm)
+
+
+# ============================================================================== modules
+class Module:
+    """A compiled NESL program (see the module docstring)."""
+
+    def __init__(self, text: str, filename: str = "<string>", *, backend: str = "interp",
+                 fuse: bool = False, int64: bool = False, run_toplevel: bool = True,
+                 stdout: Any = None) -> None:
+        from nessie.mono import Monomorphiser
+        from nessie.syntax import parse_text
+        from nessie.types import typecheck
+
+        if backend not in BACKENDS:
+            raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
+        self.backend = backend
+        self.fuse = fuse
+        self.filename = filename
+        self.int_bits = 64 if int64 else 32
+        self._stdout = stdout
+        self.typed = typecheck(parse_text(text, filename))
+        self._datadefs = {it.name: it for it in self.typed.items if isinstance(it, T.DataDef)}
+        self._fundefs = {it.name: it for it in self.typed.items if isinstance(it, T.FunDef)}
+        self._conv = _Conv(self._datadefs, self.int_bits)
+        self._mono = Monomorphiser()
+        self._functions: dict = {}
+        self._flat_cache: dict = {}
+        self._interp = None
+        self._mono_items: list = []
+        self.output = ""
+        self.values: dict = {}
+        self.launches = None
+        self._ran = run_toplevel
+        if backend == "interp":
+            self._setup_interp(run_toplevel)
+        else:
+            for it in self.typed.items:
+                if isinstance(it, (T.FunDef, T.DataDef)):
+                    self._mono.add(it)
+            if run_toplevel:
+                self._run_lcu_toplevel()
+
+    # ---------------------------------------------------------------- introspection
+    @property
+    def functions(self) -> list:
+        """Names of the program's functions (in definition order)."""
+        return list(self._fundefs)
+
+    def function(self, name: str) -> Function:
+        key = name.lower()
+        if key not in self._fundefs:
+            raise AttributeError(f"{self.filename} defines no NESL function {name!r} "
+                                 f"(functions: {', '.join(self._fundefs) or 'none'})")
+        if key not in self._functions:
+            self._functions[key] = Function(self, self._fundefs[key])
+        return self._functions[key]
+
+    def signature(self, name: str) -> str:
+        return self.function(name).signature
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return self.function(name)
+
+    def __getitem__(self, name: str) -> Function:
+        return self.function(name)
+
+    def __dir__(self) -> list:
+        return sorted(set(super().__dir__()) | set(self._fundefs))
+
+    def __repr__(self) -> str:
+        return (f"<NESL module {self.filename} ({self.backend}): "
+                f"{', '.join(self._fundefs) or 'no functions'}>")
+
+    # ---------------------------------------------------------------- interp backend
+    def _runtime_out(self):
+        from nessie.interp.builtins import Output
+        import sys
+        return Output(self._stdout if self._stdout is not None else sys.stdout)
+
+    def _setup_interp(self, run_toplevel: bool) -> None:
+        from nessie.interp.builtins import Output, Runtime
+        from nessie.interp.eval import Interpreter, _in_big_thread
+        from nessie.interp.values import Semantics
+
+        base = None if self.filename.startswith("<") else \
+            os.path.dirname(os.path.abspath(self.filename))
+        buf = io.StringIO()
+        rt = Runtime(Semantics(int_bits=self.int_bits), Output(buf), base_dir=base)
+        self._interp = Interpreter(rt)
+        typed_items = [it for it in self.typed.items
+                       if run_toplevel or isinstance(it, (T.FunDef, T.DataDef))]
+        mono_items = []
+        for it in typed_items:
+            mono_items.extend(self._mono.add(it))
+        try:
+            _in_big_thread(lambda: self._interp.run_items(mono_items, typed_items))
+        finally:
+            self.output = buf.getvalue()
+        if run_toplevel:
+            env_globals = self.typed.env.globals if self.typed.env is not None else {}
+            for name, ty in env_globals.items():
+                if name in self._interp.globals:
+                    self.values[name] = self._conv.from_interp(self._interp.globals[name], ty)
+
+    def _call_interp(self, fn: Function, fun: TFun, args: list) -> Any:
+        from nessie.interp.eval import call_function
+        start = len(self._mono.out)
+        inst = self._mono.instantiate(fn.name, fun)
+        for it in self._mono.out[start:]:
+            if isinstance(it, T.FunDef):
+                self._interp.compiler.define_function(it)
+        self._check_globals(inst)
+        ground = [t for t in (tuple_components(fun.arg) if len(args) > 1 else [fun.arg])]
+        values = [self._conv.to_interp(a, t) for a, t in zip(args, self._arg_types(fn, fun))]
+        del ground
+        arg = values[0] if len(values) == 1 else pair(*values)
+        self._interp.rt.out = self._runtime_out()
+        result = call_function(self._interp, inst, arg)
+        return self._conv.from_interp(result, fun.result)
+
+    @staticmethod
+    def _arg_types(fn: Function, fun: TFun) -> list:
+        return [t for _, t in _param_spine(fn.fundef.param, fun.arg)]
+
+    def _reachable(self, inst: str) -> list:
+        """The monomorphic function definitions reachable from instance ``inst``."""
+        defs = {it.name: it for it in self._mono.out if isinstance(it, T.FunDef)}
+        seen, order, todo = set(), [], [inst]
+        while todo:
+            n = todo.pop()
+            if n in seen:
+                continue
+            seen.add(n)
+            fd = defs[n]
+            order.append(fd)
+            for node in T.iter_nodes(fd.body):
+                if isinstance(node, T.Call) and node.kind == T.USER:
+                    todo.append(node.name)
+        return order
+
+    def _check_globals(self, inst: str) -> None:
+        for fd in self._reachable(inst):
+            for node in T.iter_nodes(fd.body):
+                if isinstance(node, T.GlobalVar) and (
+                        self._interp is None or node.name not in self._interp.globals):
+                    raise RuntimeError(
+                        f"{fd.orig_name or fd.name} uses the top-level value {node.name}, which "
+                        f"was not computed (load the module with run_toplevel=True)")
+
+    # ---------------------------------------------------------------- λcu backend
+    def _run_lcu_toplevel(self) -> None:
+        from nessie import driver
+        from nessie.mono import monomorphise
+
+        c = driver.Compiled(self.filename, self.typed, monomorphise(self.typed))
+        flat = driver.flatten(c, int_bits=self.int_bits)
+        if self.fuse:
+            flat, _ = driver.fuse(flat)
+        buf = io.StringIO()
+        try:
+            it = driver.run_lcu(c, flat, buf)
+        finally:
+            self.output = buf.getvalue()
+        dts = driver._datatypes(c)
+        for top in flat.items:
+            if top.kind != "val":
+                continue
+            leaves = [it.globals[n] for n in top.leaves]
+            value = driver.leaves_to_value(flat.typemap, top.type, leaves, dts)
+            self._bind_values(top.item.pattern, value)
+
+    def _bind_values(self, p: Any, value: Any) -> None:
+        if isinstance(p, T.PVar):
+            self.values[p.name] = self._conv.from_interp(value, p.type)
+        elif isinstance(p, T.PPair):
+            self._bind_values(p.fst, value[0])
+            self._bind_values(p.snd, value[1])
+        elif isinstance(p, T.PCon):
+            f = value.fields
+            self._bind_values(p.arg, f[0] if len(f) == 1 else pair(*f))
+
+    def _flat_for(self, inst: str):
+        if inst in self._flat_cache:
+            return self._flat_cache[inst]
+        from nessie import driver
+        from nessie.flatten import FlattenUnsupported
+        from nessie.mono import MonoProgram
+        from lambda_cu import interp as LI
+
+        for fd in self._reachable(inst):
+            for node in T.iter_nodes(fd.body):
+                if isinstance(node, T.GlobalVar):
+                    raise FlattenUnsupported(
+                        f"{fd.orig_name or fd.name} uses the top-level value {node.name}; the "
+                        f"λcu backend cannot call functions that use top-level values yet")
+        funs = list(reversed(self._reachable(inst)))   # callees first
+        items = tuple(self._datadefs.values()) + tuple(funs)
+        c = driver.Compiled(self.filename, self.typed, MonoProgram(items))
+        try:
+            flat = driver.flatten(c, int_bits=self.int_bits)
+        except FlattenUnsupported as e:
+            raise FlattenUnsupported(f"{inst}: {e}") from None
+        if self.fuse:
+            flat, _ = driver.fuse(flat)
+        fname = "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in inst)
+        entry = (flat, LI.Interpreter(flat.program, True), fname)
+        self._flat_cache[inst] = entry
+        return entry
+
+    def _call_lcu(self, fn: Function, fun: TFun, args: list) -> Any:
+        from lambda_cu import interp as LI
+        from nessie.flatten.reps import TypeMap  # noqa: F401 - documented mapping
+
+        inst = self._mono.instantiate(fn.name, fun)
+        flat, interp, fname = self._flat_for(inst)
+        leaves: list = []
+        for a, t in zip(args, self._arg_types(fn, fun)):
+            self._conv.to_leaves(a, t, leaves)
+        expected = flat.typemap.value_leaf_types(fun.arg)
+        if len(leaves) != len(expected):  # pragma: no cover - a bug in the conversion
+            raise AssertionError(f"{len(leaves)} leaves for {len(expected)} parameters")
+        interp.launches.clear()
+        try:
+            res = interp.call(fname, *leaves)
+        except LI.LcuRuntimeError as err:
+            raise RuntimeNeslError(_span_of_loc(err.location), err.message) from None
+        self.launches = dict(interp.launches)
+        n = len(flat.typemap.value_leaf_types(fun.result))
+        out = [res] if n == 1 else list(res)
+        return self._conv.from_leaves(fun.result, out)
+
+    def _call(self, fn: Function, fun: TFun, ground: list, args: list) -> Any:
+        if self.backend == "interp":
+            return self._call_interp(fn, fun, args)
+        return self._call_lcu(fn, fun, args)
+
+
+def _span_of_loc(loc: Optional[str]) -> Optional[Span]:
+    if not loc:
+        return None
+    try:
+        file, line, col = loc.rsplit(":", 2)
+        return Span(file, int(line), int(col), int(line), int(col))
+    except ValueError:
+        return None
