@@ -269,7 +269,10 @@ class _Allocator:
             if has_dest:
                 raise self.error("iterate: the result of an iterate(n >= 2) stays in its swap buffers; "
                                  "copy it where it is needed (e.g. toGlobal(mapLcl(mapSeq(id))))")
-            self.iterate_buffers(f, c, depth, info)
+            bufs = self.iterate_buffers(f, c, depth, info)
+            # after the loop the result is behind the swapped `src` pointer
+            self.of_call[id(c)] = bufs.src
+            self.outer_of_call[id(c)] = ()
             self.apply(f.f, c, depth, True)
             return
         raise self.error(f"cannot allocate memory for {f!r}")  # pragma: no cover
@@ -283,7 +286,7 @@ class _Allocator:
         while isinstance(src_call, FunCall) and isinstance(src_call.f, (P.Join, P.Split)):
             src_call = src_call.args[0]
         src_mem = self.of_call.get(id(src_call)) if isinstance(src_call, FunCall) else None
-        if src_mem is None or src_mem.kind not in ("temp", "local_arg") or src_mem.space != space:
+        if src_mem is None or src_mem.kind not in ("temp", "local_arg", "pointer") or src_mem.space != space:
             raise self.error(
                 f"iterate: the input must be produced in {space} memory by the same kernel, so that its "
                 f"buffer can be swapped with the iterate's own (copy it first, e.g. with "
@@ -307,11 +310,14 @@ class _Allocator:
         dst_base = flat_offset(memory_type(outer_dst, ArrayType(elem_t, biggest_out)),
                                [d.var for d in outer_dst if d.replicated])
         src_t = types[id(src_call)]
-        src_base = flat_offset(memory_type(outer_src, src_t), [d.var for d in outer_src if d.replicated])
+        src_base = flat_offset(memory_type(outer_src, src_t), [d.var for d in outer_src if d.replicated]) \
+            if outer_src else A.ZERO
         p_src = Memory(self.fresh_name("src"), space, src_mem.elem, src_mem.size, "pointer")
         p_dst = Memory(self.fresh_name("dst"), space, dst.elem, dst.size, "pointer")
         self.memories.extend([p_src, p_dst])
-        self.iterate[id(f)] = IterateBuffers(p_src, p_dst, src_mem, dst, src_base, dst_base)
+        bufs = IterateBuffers(p_src, p_dst, src_mem, dst, src_base, dst_base)
+        self.iterate[id(f)] = bufs
+        return bufs
 
 
 def allocate(typed: TypedProgram, spaces: Mapping[int, AddressSpace]) -> Allocation:

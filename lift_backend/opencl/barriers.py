@@ -12,7 +12,8 @@ is not needed:
   work-group (no later iteration can overwrite local memory still being read), or no
   local memory is used at all;
 * of several ``mapLcl`` in the arguments of one ``zip`` only the last one keeps its barrier
-  (the arguments are independent of each other).
+  (the arguments are independent of each other);
+* it produces the result of an enclosing ``mapLcl`` that is itself followed by a barrier.
 """
 from __future__ import annotations
 
@@ -90,8 +91,17 @@ class _Barriers:
             self.visit_fun(f.f, c, consumer)
         elif isinstance(f, P.Map):
             if f.kind == "mapLcl":
-                self.out[id(f)] = self.decide(f, c, consumer)
-                self.visit_fun(f.f, c, SHARE)
+                decision = self.decide(f, c, consumer)
+                self.out[id(f)] = decision
+                # the body's result is this map's result: the barrier after this map (if
+                # any) covers it; without one, data leaving the group needs none either
+                if decision is not None:
+                    inner = ("covered",)
+                elif isinstance(consumer, tuple) and consumer[0] in ("wrg_end", "kernel_end"):
+                    inner = consumer
+                else:
+                    inner = SHARE
+                self.visit_fun(f.f, c, inner)
             elif f.kind == "mapWrg":
                 self.visit_fun(f.f, c, ("wrg_end", id(f)))
             else:
@@ -109,7 +119,7 @@ class _Barriers:
         fence = LOCAL_FENCE if space == LOCAL else GLOBAL_FENCE
         if consumer == ("lcl", f.dim):
             return None
-        if consumer == ("kernel_end",):
+        if consumer in (("kernel_end",), ("covered",)):
             return None
         if isinstance(consumer, tuple) and consumer[0] == "wrg_end":
             if self.shapes.get(consumer[1]) in ("once", "if", "none") or not self.uses_local:

@@ -223,7 +223,7 @@ class CodeGen:
     def read(self, v: View, tup: Tuple[int, ...] = ()) -> str:
         acc = consume(v, (), tup)
         text = self.access_text(acc)
-        if not isinstance(v, ValueView):
+        if not isinstance(acc, ValueAccess):
             self.accesses.append(f"read  {text}\n      view: {view_text(v)}")
         return text
 
@@ -524,16 +524,17 @@ class CodeGen:
         qual = "local " if space == LOCAL else ("global " if space == GLOBAL else "")
         pt = f"{qual}{self.ctype(bufs.dst.elem)}*"
         size_var = info.size_var
+        size_name = None
         if size_var is not None:
-            self.names[size_var] = "size"
-            self.block.add(C.Decl("int", "size", self.c(info.lengths[0])))
+            size_name = self.bind_name(size_var, "size")
+            self.block.add(C.Decl("int", size_name, self.c(info.lengths[0])))
         src_init = bufs.first_src.name + ("" if bufs.src_base == A.ZERO else f" + {self.c(bufs.src_base)}")
         dst_init = bufs.first_dst.name + ("" if bufs.dst_base == A.ZERO else f" + {self.c(bufs.dst_base)}")
         self.block.add(C.Decl(pt, bufs.src.name, src_init))
         self.block.add(C.Decl(pt, bufs.dst.name, dst_init))
         cur_len = size_var if size_var is not None else info.lengths[0]
         in_view = MemView(bufs.src, (), ArrayType(elem, cur_len))
-        out_t = ArrayType(elem, info.step)
+        out_t = ArrayType(elem, info.step if size_var is not None else info.lengths[0])
         out_view = MemView(bufs.dst, (), out_t)
         blk = C.Block()
         with self.inside(blk):
@@ -541,7 +542,7 @@ class CodeGen:
             self.parent_add(C.For(f"int {it_name} = 0", f"{it_name} < {k}", f"{it_name} += 1", blk))
             self.apply(f.f, c, [in_view], env, out_view)
             if size_var is not None:
-                blk.add(C.Assign("size", self.c(info.step)))
+                blk.add(C.Assign(size_name, self.c(info.step)))
             tmp = "swap"
             blk.add(C.Decl(pt, tmp, bufs.src.name))
             blk.add(C.Assign(bufs.src.name, bufs.dst.name))
@@ -554,7 +555,7 @@ class CodeGen:
         top = C.Block(braces=False)
         env = {}
         reserved = {p.name for p in prog.params} | {v.name for v in self.typed.size_vars} | \
-                   {m.name for m in self.alloc.memories} | {"swap", "size"}
+                   {m.name for m in self.alloc.memories} | {"swap"}
         self.scopes.append(set(reserved))
         for p in prog.params:
             m = self.alloc.params[p.name]

@@ -136,8 +136,7 @@ class Runtime:
     def run(self, kernel: CompiledKernel, args: Mapping[str, object],
             sizes: Optional[Mapping[str, int]] = None,
             global_size: Union[int, Sequence[int], None] = None,
-            local_size: Union[int, Sequence[int], None] = None,
-            return_time: bool = False):
+            local_size: Union[int, Sequence[int], None] = None):
         """Launch ``kernel`` with numpy arrays (by program parameter name); return the output
         as a numpy array shaped by the result type when it is regular."""
         cl = self.cl
@@ -216,8 +215,6 @@ class Runtime:
         shape = shape_of(rt)
         if shape is not None and int(np.prod(shape)) == out.size:
             out = out.reshape(shape)
-        if return_time:
-            return out, None
         return out
 
 
@@ -267,6 +264,8 @@ def _solve(length: A.Expr, value: int, sizes: Dict[str, int], fixed) -> None:
 
 
 def _infer_sizes(t: Type, value, sizes: Dict[str, int], fixed, name: str) -> None:
+    """Infer size variables from the shape of an argument: each dimension of a regular
+    array type whose length is affine in one unknown size (``N``, ``N + 1``, ``32 * K``)."""
     if is_value(t):
         return
     arr = np.asarray(value)
@@ -275,19 +274,17 @@ def _infer_sizes(t: Type, value, sizes: Dict[str, int], fixed, name: str) -> Non
     while isinstance(tt, ArrayType) and tt.index_var is None:
         dims.append(tt.length)
         tt = tt.elem
-    if isinstance(tt, VectorType) and arr.ndim == len(dims) + 1:
-        pass
-    if arr.ndim >= 1 and arr.ndim <= len(dims) and not isinstance(tt, ArrayType):
+    if isinstance(tt, ArrayType):      # position-dependent below: only the outer dims
+        return
+    if arr.ndim == len(dims) or (isinstance(tt, VectorType) and arr.ndim == len(dims) + 1):
         for d, n in zip(dims, arr.shape):
             _solve(d, int(n), sizes, fixed)
-    if arr.ndim == 1 and len(dims) >= 1:
-        _solve(dims[0], int(arr.shape[0]), sizes, fixed) if len(dims) == 1 else None
+    elif arr.ndim == 1 and len(dims) == 1:
+        _solve(dims[0], int(arr.shape[0]), sizes, fixed)
 
 
 def _to_array(value, t: Type, env, name: str) -> np.ndarray:
-    dt = numpy_dtype(t)
-    st = subst_type(t, {})
-    arr = np.ascontiguousarray(np.asarray(value, dtype=dt)).reshape(-1)
+    arr = np.ascontiguousarray(np.asarray(value, dtype=numpy_dtype(t))).reshape(-1)
     expected = _eval_size(size_in_elements(t), env)
     if arr.size != expected:
         raise LiftRuntimeError(f"argument {name}: expected {expected} elements for the type {t} "

@@ -331,14 +331,16 @@ class Parser:
 
     def parse_comp(self, scope):
         start = self.lx.peek()
+        toks = [start]
         items = [self.parse_app(scope)]
         while self.at("o"):
-            otok = self.lx.next()
+            self.lx.next()
+            toks.append(self.lx.peek())
             items.append(self.parse_app(scope))
         if len(items) == 1:
             return items[0]
-        fs = [self.as_fun(x, "an operand of o", start) for x in items]
-        return compose_named(fs, self.fresh("c"))
+        fs = [self.as_fun(x, "an operand of o", t) for x, t in zip(items, toks)]
+        return compose_named(fs, self.fresh("c"), [self.span(t) for t in toks])
 
     def parse_app(self, scope):
         start = self.lx.peek()
@@ -553,10 +555,11 @@ class Parser:
         raise self.error(f"unknown pattern {n}", t)  # pragma: no cover
 
 
-def compose_named(fs: List[FunDecl], p: Param) -> Lambda:
+def compose_named(fs: List[FunDecl], p: Param, spans=None) -> Lambda:
     body: Expr = p
-    for f in reversed(fs):
-        body = FunCall(f, (body,))
+    spans = spans or [None] * len(fs)
+    for f, sp in zip(reversed(fs), reversed(spans)):
+        body = FunCall(f, (body,), span=sp)
     return Lambda((p,), body)
 
 

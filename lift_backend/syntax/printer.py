@@ -58,13 +58,7 @@ def composition_chain(lam: Lambda):
         e = e.args[0]
     if e != p or len(chain) < 1:
         return None
-    if len(chain) == 1 and not _partial_ok(chain[0]):
-        return None
     return chain
-
-
-def _partial_ok(f) -> bool:
-    return True
 
 
 def partial_application(lam: Lambda):

@@ -75,6 +75,7 @@ class _Inferer:
         self.static: Dict[int, Dict[str, object]] = {}
         self.constraints: List[Tuple[AExpr, str]] = []
         self.app_types: Dict[int, Type] = {}
+        self.divisible_by: set = set()   # (n, k): n % k == 0 is required (checked at launch)
         self.spans: List[Optional[Span]] = [None]
 
     # ------------------------------------------------------------------ helpers
@@ -124,11 +125,21 @@ class _Inferer:
 
     def divisible(self, who: str, n: AExpr, k: AExpr):
         r = A.mod(n, k)
+        self.divisible_by.add((n, A.to_expr(k)))
         if r == A.ZERO:
             return
         if isinstance(r, A.Cst):
             raise self.error(f"{who}: the length {A.to_text(n)} is not divisible by {A.to_text(k)}")
         self.constraints.append((r, f"{who}: the length {A.to_text(n)} must be divisible by {A.to_text(k)}"))
+
+    def times(self, outer: AExpr, inner: AExpr) -> AExpr:
+        """``outer * inner``, with ``(n / k) * k = n`` when ``n % k == 0`` is a recorded
+        requirement (of a split or asVector, checked once the sizes are known)."""
+        if isinstance(outer, A.Div) and outer.b == inner and (outer.a, outer.b) in self.divisible_by:
+            return outer.a
+        if isinstance(inner, A.Div) and inner.b == outer and (inner.a, inner.b) in self.divisible_by:
+            return inner.a
+        return A.mul(outer, inner)
 
     def positive_const(self, who: str, v: AExpr, what: str) -> AExpr:
         if isinstance(v, A.Cst) and v.value <= 0:
@@ -287,7 +298,7 @@ class _Inferer:
                 raise self.error(f"join: cannot flatten {at}: the element type depends on the position")
             if A.contains(inner.length, k):
                 return ArrayType(inner.elem, A.sum_over(k, 0, at.length, inner.length))
-            return ArrayType(inner.elem, A.mul(at.length, inner.length))
+            return ArrayType(inner.elem, self.times(at.length, inner.length))
         if isinstance(f, (P.Gather, P.Scatter)):
             at = self.array(argts[0], f.name)
             if at.dependent:
@@ -343,7 +354,7 @@ class _Inferer:
             at = self.regular(self.array(argts[0], "asScalar"), "asScalar")
             if not isinstance(at.elem, VectorType):
                 raise self.error(f"asScalar: expects an array of vectors, got {at}")
-            return ArrayType(at.elem.elem, A.mul(at.length, at.elem.width))
+            return ArrayType(at.elem.elem, self.times(at.length, A.Cst(at.elem.width)))
         if isinstance(f, P.Slice):
             at = self.regular(self.array(argts[0], "slice"), "slice")
             start = self.resolve(f.start, env)

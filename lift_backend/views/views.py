@@ -268,12 +268,14 @@ def _consume(v: View, arr: List[AExpr], tup: List[int], extra: AExpr, width: int
             n = v.n
             b = v.boundary
             if isinstance(b, Literal):
-                inside = _consume(v.parent, [i] + arr[1:], list(tup), extra, width)
+                # out of bounds reads give the constant; C's ?: only evaluates the taken read
                 lo_ok = A.decide(A.Cond("<=", A.ZERO, i))
                 hi_ok = A.decide(A.Cond("<", i, n))
-                res = inside
+                if lo_ok is False or hi_ok is False:
+                    return ConstAccess(b)
+                res = _consume(v.parent, [i] + arr[1:], list(tup), extra, width)
                 if hi_ok is not True:
-                    res = res if hi_ok is True else CondAccess(A.Cond("<", i, n), res, ConstAccess(b))
+                    res = CondAccess(A.Cond("<", i, n), res, ConstAccess(b))
                 if lo_ok is not True:
                     res = CondAccess(A.Cond("<=", A.ZERO, i), res, ConstAccess(b))
                 return res

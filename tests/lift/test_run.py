@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from lift_backend.opencl import compile_program
-from .conftest import load
+from .lift_helpers import load
 
 pytestmark = pytest.mark.opencl
 rng = np.random.default_rng(1234)
@@ -134,3 +134,10 @@ def test_spmv(runtime):
     x = rng.random(33, dtype=np.float32)
     k, out = run(runtime, "csr.lift", "spmv", {"vals": vals, "cols": cols, "offs": offs, "x": x}, 32, 8)
     np.testing.assert_allclose(out, dense @ x, rtol=1e-5, atol=1e-6)
+
+
+def test_two_iterates(runtime):
+    x = rng.random(16 * 10, dtype=np.float32)
+    k, out = run(runtime, "dot.lift", "twoIterates", {"x": x}, 16 * 3, 16, compile_launch=False)
+    np.testing.assert_allclose(out, x.reshape(-1, 16).sum(1), rtol=1e-5)
+    assert "local float* src2 = src1;" in k.source
