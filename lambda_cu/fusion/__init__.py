@@ -1,1 +1,335 @@
-"""Kernel fusion for λcu (placeholder while the IR is written; see ilp.py)."""
+"""Kernel fusion for λcu (the λcu paper §4, Robinson et al.'s ILP; see shared/FUSION-ILP.md).
+
+Public API
+----------
+``fuse_program(prog, *, time_limit=10.0, solver="cbc") -> FusionResult(program, report)``
+    A pure function: for every control region (``pdg``) it builds the PDG, schedules it with the
+    ILP (``ilp.solve``; greedy fallback), merges each cluster into one kernel (``merge``) and
+    applies the Fig. 5 rewrite rules (``rewrite``).  The new program has the same functions and
+    main bindings; fused kernels are named ``KF1, KF2, ...``; kernels no longer launched are
+    dropped.  ``solver="greedy"`` skips the ILP.
+``FusionReport``  per function: kernel invocation sites before/after, the fused kernels' SOAC
+    lists, ILP objective, solve time, whether the greedy fallback was used, and an estimate of
+    global-memory traffic (bytes per element, summed over the region's launches) before/after.
+``pdg_to_dot(pdg, schedule=None)``  the PDG of a region with the chosen clusters, as Graphviz DOT.
+``program_pdgs(prog)``  the PDGs of all regions.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from .. import ir
+from ..types import BoolT, CharT, FloatT, IntT, VecT
+from . import ilp
+from .dot import pdg_to_dot
+from .exprs import effectful, rewrite as rewrite_exp
+from .merge import merge_cluster, prune_params
+from .pdg import RegionPDG, SIZE_PRESERVING, program_pdgs, region_pdg
+from .rewrite import fuse_kernel
+
+__all__ = ["fuse_program", "FusionResult", "FusionReport", "FunctionReport", "RegionReport",
+           "KernelSummary", "pdg_to_dot", "program_pdgs", "region_pdg"]
+
+
+# --------------------------------------------------------------------------------------------
+# reports
+# --------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class KernelSummary:
+    name: str
+    soacs: tuple[str, ...]        # SOAC names of the fused kernel, in order
+    members: tuple[str, ...]      # the original kernels merged into it
+    rules: tuple[str, ...]        # rewrite rules applied
+
+
+@dataclass(frozen=True)
+class RegionReport:
+    name: str
+    pdg: RegionPDG = field(repr=False)
+    schedule: ilp.Schedule
+    unfused_runs: int
+    fused_runs: int
+    kernels: tuple[KernelSummary, ...]
+    traffic_before: int
+    traffic_after: int
+
+
+@dataclass(frozen=True)
+class FunctionReport:
+    name: str
+    unfused_runs: int
+    fused_runs: int
+    fused_kernels: tuple[KernelSummary, ...]
+    objective: float
+    solve_time: float
+    fallback: bool
+    fallback_reasons: tuple[str, ...]
+    traffic_before: int
+    traffic_after: int
+    regions: tuple[RegionReport, ...] = field(repr=False)
+
+
+@dataclass(frozen=True)
+class FusionReport:
+    functions: tuple[FunctionReport, ...]
+
+    def function(self, name: str) -> FunctionReport:
+        for f in self.functions:
+            if f.name == name:
+                return f
+        raise KeyError(name)
+
+    @property
+    def max_solve_time(self) -> float:
+        return max((f.solve_time for f in self.functions), default=0.0)
+
+    def __str__(self) -> str:
+        lines = ["function            runs  fused  objective  solve(s)  bytes/elem  fallback"]
+        for f in self.functions:
+            lines.append(f"{f.name:<18} {f.unfused_runs:>5} {f.fused_runs:>6} {f.objective:>10g} "
+                         f"{f.solve_time:>9.3f}  {f.traffic_before:>4} -> {f.traffic_after:<4} "
+                         f"{'yes: ' + '; '.join(f.fallback_reasons) if f.fallback else 'no'}")
+            for k in f.fused_kernels:
+                lines.append(f"    {k.name}: {' '.join(k.soacs)}  <- {', '.join(k.members)}"
+                             + (f"  [{', '.join(k.rules)}]" if k.rules else ""))
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class FusionResult:
+    program: ir.Program
+    report: FusionReport
+
+
+# --------------------------------------------------------------------------------------------
+# helpers
+# --------------------------------------------------------------------------------------------
+
+def _elem_bytes(t) -> int:
+    if isinstance(t, IntT):
+        return t.width // 8
+    if isinstance(t, FloatT):
+        return 8
+    if isinstance(t, (BoolT, CharT)):
+        return 1
+    return 0
+
+
+def _kernel_traffic(k: ir.Kernel) -> int:
+    """Bytes per element moved through global memory by one launch: vector parameters read
+    plus vector results written."""
+    read = sum(_elem_bytes(p.ty.elem) for p in k.params if isinstance(p.ty, VecT))
+    written = sum(_elem_bytes(t.elem) for t in k.results if isinstance(t, VecT))
+    return read + written
+
+
+def _size_to_cpu(r, e: ir.Exp):
+    """The CPU expression of a kernel size expression of run ``r`` (None if not expressible)."""
+    if isinstance(e, ir.Const):
+        return e
+    if isinstance(e, ir.Var) and e.name in r.args and isinstance(r.args[e.name], (ir.Var, ir.Const)):
+        return r.args[e.name]
+    if isinstance(e, ir.Length):
+        v = e.vec
+        if isinstance(v, ir.Var) and isinstance(r.args.get(v.name), ir.Var):
+            return ir.Length(r.args[v.name], e.ity)
+        if isinstance(v, ir.SegVec) and isinstance(v.sd, ir.Var) and isinstance(r.args.get(v.sd.name), ir.Var):
+            return ir.Length(ir.SegVec(r.args[v.sd.name], v.field, v.ity), e.ity)
+    return None
+
+
+def _normalise_lengths(pdg: RegionPDG) -> tuple:
+    """CPU ``#x`` of a size-preserving kernel result -> the producer's size expression, so that
+    the CPU does not need the vector itself (it may be fused away)."""
+    lens: dict[str, ir.Exp] = {}
+    for r in pdg.runs.values():
+        if r.soac is None or r.kind not in SIZE_PRESERVING or r.soac.SEGMENTED:
+            continue
+        e = _size_to_cpu(r, r.soac.size)
+        if e is None:
+            continue
+        for name, t in zip(r.outputs, r.kernel.results):
+            if isinstance(t, VecT):
+                lens[name] = e
+    if not lens:
+        return pdg.binds
+
+    def fix(x: ir.Exp):
+        if isinstance(x, ir.Length) and isinstance(x.vec, ir.Var) and x.vec.name in lens:
+            rep = lens[x.vec.name]
+            if isinstance(rep, ir.Length):
+                return dataclasses.replace(rep, ity=x.ity)
+            return rep if x.ity == IntT(32) else ir.PrimOp("to_int", (rep,), x.ity)
+        return None
+    out = []
+    for k, b in enumerate(pdg.binds):
+        if k in pdg.runs:
+            out.append(b)
+        else:
+            out.append(ir.Bind(b.params, rewrite_exp(b.rhs, fix)))
+    return tuple(out)
+
+
+class _Fuser:
+    def __init__(self, prog: ir.Program, time_limit: float, solver):
+        self.kernels: dict[str, ir.Kernel] = {k.name: k for k in prog.kernels}
+        self.time_limit = time_limit
+        self.solver = solver
+        self.counter = 0
+        self.reports: dict[str, list[RegionReport]] = {}
+
+    def fresh_kernel(self) -> str:
+        while True:
+            self.counter += 1
+            name = f"KF{self.counter}"
+            if name not in self.kernels:
+                return name
+
+    # regions ------------------------------------------------------------------------------
+    def exp(self, e: ir.Exp, where: str, owner: str) -> ir.Exp:
+        if isinstance(e, ir.Block):
+            binds = tuple(ir.Bind(b.params, self.exp(b.rhs, f"{where}, binding {k} "
+                                                     f"({', '.join(b.names) or '_'})", owner))
+                          for k, b in enumerate(e.binds))
+            result = self.exp(e.result, f"{where}, result", owner)
+            new_binds = self.region(where, owner, binds, result, False)
+            return ir.Block(new_binds, result)
+        if isinstance(e, ir.If):
+            return ir.If(e.cond, self.exp(e.then, f"{where}, then", owner),
+                         self.exp(e.else_, f"{where}, else", owner))
+        return e
+
+    def region(self, where: str, owner: str, binds: tuple, result, all_outputs: bool) -> tuple:
+        pdg0 = region_pdg(where, binds, result, self.kernels, all_outputs=all_outputs)
+        binds = _normalise_lengths(pdg0)
+        pdg = region_pdg(where, binds, result, self.kernels, all_outputs=all_outputs)
+        sched = ilp.solve(pdg.graph, time_limit=self.time_limit, solver=self.solver)
+        multi = [c for c in sched.clusters if sum(1 for n in c if n in pdg.runs) >= 2]
+        in_multi = {n: c for c in multi for n in c}
+        # names read outside each cluster
+        live_result = ir.free_vars(result) if result is not None else frozenset()
+        items = []          # (priority, bind, defined names, member ids)
+        summaries = []
+        done_clusters = set()
+        for k, b in enumerate(binds):
+            c = in_multi.get(k)
+            if c is None:
+                items.append((k, b, frozenset(k2 for k2 in (k,))))
+                continue
+            if id(c) in done_clusters:
+                continue
+            done_clusters.add(id(c))
+            members = [n for n in c if n in pdg.runs]
+            mset = set(members)
+            live = set(live_result) if not all_outputs else {n for m in members for n in pdg.runs[m].outputs}
+            for j, b2 in enumerate(binds):
+                if j not in mset:
+                    live |= ir.free_vars(b2.rhs)
+            name = self.fresh_kernel()
+            merged = merge_cluster(pdg, members, live, name)
+            fused, rules = fuse_kernel(merged.kernel, merged.param_syms,
+                                       pdg.shapes.elems, pdg.shapes.segs)
+            fused, run_bind = prune_params(fused, merged.bind)
+            self.kernels[name] = fused
+            summaries.append(KernelSummary(name, tuple(x.soac.NAME for x in fused.binds),
+                                           tuple(pdg.runs[m].bind.rhs.kernel for m in members),
+                                           rules))
+            items.append((max(members), run_bind, frozenset(members)))
+        new_binds = _order_items(items)
+        if not all_outputs:
+            new_binds = _drop_dead_cpu(new_binds, result)
+        before = sum(_kernel_traffic(self.kernels[r.bind.rhs.kernel]) for r in pdg.runs.values())
+        after = sum(_kernel_traffic(self.kernels[b.rhs.kernel]) for b in new_binds
+                    if isinstance(b.rhs, ir.Run) and b.rhs.kernel in self.kernels)
+        n_after = sum(1 for b in new_binds if isinstance(b.rhs, ir.Run) and b.rhs.kernel in self.kernels)
+        self.reports.setdefault(owner, []).append(
+            RegionReport(where, pdg, sched, len(pdg.runs), n_after, tuple(summaries), before, after))
+        return new_binds
+
+
+_TRIVIAL = (ir.Var, ir.Const, ir.Length, ir.SegVec)
+
+
+def _drop_dead_cpu(binds: tuple, result) -> tuple:
+    """Remove CPU bindings of trivially pure values (``n = #xs`` ...) that fusion left unused."""
+    binds = list(binds)
+    while True:
+        live = set(ir.free_vars(result)) if result is not None else set()
+        for b in binds:
+            live |= ir.free_vars(b.rhs)
+        dead = [b for b in binds if b.params and isinstance(b.rhs, _TRIVIAL)
+                and not any(n in live for n in b.names)]
+        if not dead:
+            return tuple(binds)
+        binds = [b for b in binds if not any(b is d for d in dead)]
+
+
+def _order_items(items) -> tuple:
+    """Stable topological order of the region's bindings (data dependencies; ties by the
+    original position, clusters at the position of their last member)."""
+    defs = {}
+    for k, (prio, b, _) in enumerate(items):
+        for n in b.names:
+            defs[n] = k
+    deps = {k: {defs[n] for n in ir.free_vars(b.rhs) if n in defs and defs[n] != k}
+            for k, (prio, b, _) in enumerate(items)}
+    last = None
+    for k in sorted(range(len(items)), key=lambda k: items[k][0]):
+        if not isinstance(items[k][1].rhs, ir.Run) and effectful(items[k][1].rhs):
+            if last is not None:
+                deps[k].add(last)
+            last = k
+    done, out = set(), []
+    order = sorted(range(len(items)), key=lambda k: items[k][0])
+    while len(out) < len(items):
+        for k in order:
+            if k not in done and deps[k] <= done:
+                done.add(k)
+                out.append(items[k][1])
+                break
+        else:
+            raise AssertionError("fusion produced cyclic bindings")
+    return tuple(out)
+
+
+def _used_kernels(prog: ir.Program) -> set[str]:
+    used: set[str] = set()
+
+    def go(x: ir.Exp):
+        if isinstance(x, ir.Run):
+            used.add(x.kernel)
+        return None
+    for f in prog.functions:
+        rewrite_exp(f.body, go)
+    for b in prog.main:
+        rewrite_exp(b.rhs, go)
+    return used
+
+
+def fuse_program(prog: ir.Program, *, time_limit: float = ilp.DEFAULT_TIME_LIMIT,
+                 solver="cbc") -> FusionResult:
+    """Fuse the kernels of every control region of ``prog`` (see the module docstring)."""
+    fz = _Fuser(prog, time_limit, solver)
+    functions = []
+    for f in prog.functions:
+        body = fz.exp(f.body, f"function {f.name}", f.name)
+        functions.append(dataclasses.replace(f, body=body))
+    main = tuple(ir.Bind(b.params, fz.exp(b.rhs, f"main, binding {k}", "main"))
+                 for k, b in enumerate(prog.main))
+    if main:
+        main = fz.region("main", "main", main, None, True)
+    kernels = tuple(fz.kernels.values())
+    new = ir.Program(kernels, tuple(functions), main)
+    used = _used_kernels(new)
+    new = dataclasses.replace(new, kernels=tuple(k for k in kernels if k.name in used))
+    reports = []
+    for owner, regs in fz.reports.items():
+        fb = [r.schedule.fallback_reason for r in regs if r.schedule.fallback]
+        reports.append(FunctionReport(
+            owner, sum(r.unfused_runs for r in regs), sum(r.fused_runs for r in regs),
+            tuple(k for r in regs for k in r.kernels),
+            sum(r.schedule.objective for r in regs), sum(r.schedule.solve_time for r in regs),
+            bool(fb), tuple(fb), sum(r.traffic_before for r in regs),
+            sum(r.traffic_after for r in regs), tuple(regs)))
+    return FusionResult(new, FusionReport(tuple(reports)))

@@ -11,6 +11,22 @@ from .. import ir
 from ..types import BoolT, CharT, FloatT, IntT, Type, flat_components
 
 
+_EXTERN = getattr(ir, "Extern", None)
+
+
+def effectful(e: ir.Exp) -> bool:
+    """Does evaluating a CPU expression have effects whose order matters (host library calls,
+    checks, errors, function calls)?"""
+    found = [False]
+
+    def go(x):
+        if isinstance(x, (ir.Check, ir.Error, ir.Call)) or (_EXTERN is not None and isinstance(x, _EXTERN)):
+            found[0] = True
+        return None
+    rewrite(e, go)
+    return found[0]
+
+
 class NameSupply:
     """Fresh names that avoid a given set of taken names."""
 
@@ -19,10 +35,10 @@ class NameSupply:
         self._n = itertools.count()
 
     def fresh(self, base: str) -> str:
-        base = base.rstrip("0123456789_") or "v"
-        if base not in self.taken:
+        if base and base not in self.taken:
             self.taken.add(base)
             return base
+        base = base.rstrip("0123456789_") or "v"
         while True:
             name = f"{base}_{next(self._n)}"
             if name not in self.taken:
@@ -50,7 +66,7 @@ def map_children(e: ir.Exp, f: Callable[[ir.Exp], ir.Exp]) -> ir.Exp:
         return ir.If(f(e.cond), f(e.then), f(e.else_))
     if isinstance(e, ir.Let):
         return ir.Let(e.vars, f(e.rhs), f(e.body))
-    if isinstance(e, (ir.Run, ir.Call)):
+    if isinstance(e, (ir.Run, ir.Call)) or (_EXTERN is not None and isinstance(e, _EXTERN)):
         return dataclasses.replace(e, args=tuple(f(x) for x in e.args))
     if isinstance(e, ir.VecLit):
         return dataclasses.replace(e, elems=tuple(f(x) for x in e.elems))
@@ -240,6 +256,8 @@ def simplify(e: ir.Exp) -> ir.Exp:
         if isinstance(x, ir.Proj) and isinstance(x.tup, ir.Tuple) and x.index < len(x.tup.elems):
             return x.tup.elems[x.index]
         if isinstance(x, ir.Let):
+            if len(x.vars) == 1 and isinstance(x.body, ir.Var) and x.body.name == x.vars[0].name:
+                return x.rhs
             if len(x.vars) == 1 and isinstance(x.rhs, (ir.Var, ir.Const)):
                 return simplify(subst(x.body, {x.vars[0].name: x.rhs}))
             if len(x.vars) > 1 and isinstance(x.rhs, ir.Tuple) and len(x.rhs.elems) == len(x.vars) \

@@ -45,7 +45,7 @@ from __future__ import annotations
 import itertools
 import time
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Hashable, Iterable, Mapping, Sequence
 
 NodeId = Hashable

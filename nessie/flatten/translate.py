@@ -81,6 +81,7 @@ class Flattener:
             elif isinstance(it, T.FunDef):
                 self.fundefs[it.name] = it
         self.tm = R.TypeMap(datatypes, IntT(int_bits))
+        self.fun_globals = self._globals_used()
         self.globals: dict[str, U] = {}
         self.functions: dict[str, ir.Function] = {}
         self._in_progress: set[str] = set()
@@ -134,6 +135,51 @@ class Flattener:
         return ename
 
     # ------------------------------------------------------------------------- functions
+    def _globals_used(self) -> dict:
+        """For each function, the top-level values it reads, directly or through the functions
+        it calls (sorted, with their types).  λcu functions see only their parameters, so these
+        become extra parameters, passed at every call."""
+        direct: dict = {}
+        calls: dict = {}
+        for name, fd in self.fundefs.items():
+            gs, cs = {}, set()
+            for node in T.iter_nodes(fd.body):
+                if isinstance(node, T.GlobalVar):
+                    gs[node.name] = node.type
+                elif isinstance(node, T.Call) and node.kind == T.USER:
+                    cs.add(node.name)
+            direct[name], calls[name] = gs, cs
+        used = {n: dict(g) for n, g in direct.items()}
+        changed = True
+        while changed:
+            changed = False
+            for n in used:
+                for c in calls[n]:
+                    for g, t in used.get(c, {}).items():
+                        if g not in used[n]:
+                            used[n][g] = t
+                            changed = True
+        return {n: sorted(g.items()) for n, g in used.items()}
+
+    def _global_params(self, name: str, env: dict) -> list:
+        """Parameters for the globals function ``name`` reads; binds them in ``env``."""
+        params = []
+        for g, ty in self.fun_globals.get(name, []):
+            tys = self.tm.value_leaf_types(ty)
+            vs = [self.b.fresh("g_" + g, t) for t in tys]
+            params += [ir.Param(v, t) for v, t in zip(vs, tys)]
+            env["%global:" + g] = U(self.tm.value_from_leaves(ty, list(vs)))
+        return params
+
+    def _global_args(self, name: str, env: dict) -> list:
+        args = []
+        for g, _ in self.fun_globals.get(name, []):
+            args += R.leaves(uniform_rep(self._global(g, env)))
+        return args
+
+    def _global(self, g: str, env: dict):
+        return env.get("%global:" + g) or self.globals[g]
+
     def fname(self, name: str, suffix: str = "") -> str:
         base = "".join(c if c.isalnum() or c == "_" else "_" for c in name)
         return base + suffix
@@ -148,14 +194,16 @@ class Flattener:
         ptys = self.tm.value_leaf_types(ptype)
         pvars = [self.b.fresh("a", t) for t in ptys]
         env: dict = {}
+        gparams = self._global_params(name, env)
         self.bind_pattern(fd.param, U(self.tm.value_from_leaves(ptype, list(pvars))), env)
         self.b.open_block()
         v = self.tr(fd.body, env, None)
         lv = R.leaves(uniform_rep(v))
         rtys = self.tm.value_leaf_types(fd.fun_type.result)
         blk = self.b.close_block(lv[0] if len(lv) == 1 else ir.Tuple(tuple(lv)))
-        self.functions[fn] = ir.Function(fn, tuple(ir.Param(p, t) for p, t in zip(pvars, ptys)),
-                                         tuple_of(rtys), blk)
+        self.functions[fn] = ir.Function(
+            fn, tuple(gparams) + tuple(ir.Param(p, t) for p, t in zip(pvars, ptys)),
+            tuple_of(rtys), blk)
         self._in_progress.discard(fn)
         return fn
 
@@ -181,6 +229,7 @@ class Flattener:
         n = self.b.fresh("n", INT)
         params = [ir.Param(n, INT)]
         env: dict = {}
+        params += self._global_params(name, env)
         for pat, m in zip(comps, mask):
             if m == "U":
                 tys = self.tm.value_leaf_types(pat.type)
@@ -203,11 +252,11 @@ class Flattener:
         self._in_progress.discard(fn)
         return fn
 
-    def call_user(self, e: T.Call, argv, ctx: Optional[Ctx]):
+    def call_user(self, e: T.Call, argv, ctx: Optional[Ctx], env: dict):
         fd = self.fundefs[e.name]
         if ctx is None or is_uniform(argv):
             fn = self.unlifted(e.name)
-            args = R.leaves(uniform_rep(argv))
+            args = self._global_args(e.name, env) + R.leaves(uniform_rep(argv))
             rtys = self.tm.value_leaf_types(e.type)
             outs = self.b.bind_many(ir.Call(fn, tuple(args)), rtys, "call")
             return U(self.tm.value_from_leaves(e.type, list(outs)))
@@ -215,7 +264,7 @@ class Flattener:
         vals = self.split_by_pattern(fd.param, argv)
         mask = "".join("U" if is_uniform(v) else "L" for v in vals)
         fn = self.lifted(e.name, mask)
-        args: list = [ctx.n]
+        args: list = [ctx.n] + self._global_args(e.name, env)
         for pat, v in zip(comps, vals):
             if is_uniform(v):
                 args += R.leaves(uniform_rep(v))
@@ -262,7 +311,7 @@ class Flattener:
         return env[e.name]
 
     def tr_GlobalVar(self, e, env, ctx):
-        return self.globals[e.name]
+        return self._global(e.name, env)
 
     def tr_Pair(self, e, env, ctx):
         return pair(self.tr(e.fst, env, ctx), self.tr(e.snd, env, ctx))
@@ -276,7 +325,7 @@ class Flattener:
     def tr_Call(self, e, env, ctx):
         argv = self.tr(e.arg, env, ctx)
         if e.kind == T.USER:
-            return self.call_user(e, argv, ctx)
+            return self.call_user(e, argv, ctx, env)
         if e.kind == T.CONSTRUCTOR:
             return argv
         return self.B.apply(self, e, argv, env, ctx)
