@@ -102,7 +102,15 @@ def load(source: Any, *, backend: str = "interp", fuse: bool = False, int64: boo
 
 # ============================================================================== type matching
 class _Mismatch(Exception):
-    pass
+    """A Python value does not fit the expected type: where (``path``), what was expected."""
+
+    def __init__(self, path: str = "", expected: Optional[Type] = None, value: Any = None,
+                 has_value: bool = False) -> None:
+        super().__init__(path)
+        self.path = path
+        self.expected = expected
+        self.value = value
+        self.has_value = has_value
 
 
 class _Unifier:
@@ -193,18 +201,30 @@ def _describe(v: Any) -> str:
 
 class _TypeOf:
     """Infers the NESL type of a Python value, guided by the expected type (hints resolve
-    ``str`` as ``char`` vs ``[char]``, ints given for floats, the tuple shape)."""
+    ``str`` as ``char`` vs ``[char]``, ints given for floats, the tuple shape), and unifies it
+    with the expected type.  A mismatch names the innermost offending part (``mat[0][1]``)."""
 
     def __init__(self, u: _Unifier, datadefs: dict) -> None:
         self.u = u
         self.datadefs = datadefs
 
-    def __call__(self, v: Any, hint: Type) -> Type:
-        h = self.u.resolve(hint)
+    def check(self, v: Any, hint: Type, path: str) -> Type:
+        """The type of ``v``, unified with ``hint``."""
+        try:
+            t = self.infer(v, hint, path)
+            self.u.unify(hint, t)
+            return t
+        except _Mismatch as m:
+            if m.has_value:
+                raise
+            raise _Mismatch(path, self.u.zonk(hint), v, True) from None
+
+    def infer(self, v: Any, hint: Type, path: str) -> Type:
+        h = self.u.zonk(hint)
         if isinstance(h, TData):
-            return self.data(v, h)
+            return self.data(v, h, path)
         if isinstance(v, DataVal):
-            return self.data(v, None)
+            return self.data(v, None, path)
         if _is_bool(v):
             return BOOL
         if _is_int(v):
@@ -220,25 +240,24 @@ class _TypeOf:
                 return CHAR
             return TSeq(CHAR)
         if isinstance(v, np.ndarray):
-            return self.array(v, h)
+            return self.array(v, h, path)
         if isinstance(v, (list, range)):
             elem = h.elem if isinstance(h, TSeq) else self.u.fresh()
-            for x in v:
-                t = self(x, elem)
-                self.u.unify(elem, t)
+            for i, x in enumerate(v):
+                self.check(x, elem, f"{path}[{i}]")
             return TSeq(elem)
         if isinstance(v, tuple):
-            return self.tuple(v, h)
+            return self.tuple(v, h, path)
         raise _Mismatch()
 
-    def array(self, a: np.ndarray, h: Type) -> Type:
+    def array(self, a: np.ndarray, h: Type, path: str) -> Type:
         if a.ndim == 0:
-            return self(a.item(), h)
+            return self.infer(a.item(), h, path)
         if a.ndim > 1:
             elem = h.elem if isinstance(h, TSeq) else self.u.fresh()
-            inner = self.array(a[0], elem) if a.shape[0] else self.array(a.reshape(a.shape[1:]), elem)
-            return TSeq(inner)
-        eh = self.u.resolve(h.elem) if isinstance(h, TSeq) else None
+            row = a[0] if a.shape[0] else np.empty(a.shape[1:], a.dtype)
+            return TSeq(self.check(row, elem, f"{path}[0]"))
+        eh = self.u.zonk(h.elem) if isinstance(h, TSeq) else None
         kind = a.dtype.kind
         if kind == "b":
             return TSeq(BOOL)
@@ -248,31 +267,38 @@ class _TypeOf:
             return TSeq(FLOAT)
         if kind in "US" and (a.dtype.itemsize <= (4 if kind == "U" else 1)):
             return TSeq(CHAR)
+        if kind == "O":
+            return self.infer(list(a), h, path)
         raise _Mismatch()
 
-    def tuple(self, v: tuple, h: Type) -> Type:
+    def tuple(self, v: tuple, h: Type, path: str) -> Type:
         if len(v) < 2:
             raise _Mismatch()
-        comps = tuple_components(h) if isinstance(h, TPair) else [self.u.fresh()]
-        if len(comps) > len(v):
-            raise _Mismatch()
-        if len(comps) < len(v):
-            # the last expected component takes the rest, if it can be a tuple
-            last = self.u.resolve(comps[-1])
-            if not isinstance(last, TVar):
+        if isinstance(h, TPair):
+            comps = tuple_components(h)
+            if len(v) == len(comps):
+                types = [self.check(x, c, f"{path}[{i}]")
+                         for i, (x, c) in enumerate(zip(v, comps))]
+            elif len(v) == 2:                       # (a, (b, c)) given as a nested pair
+                types = [self.check(v[0], h.fst, f"{path}[0]"),
+                         self.check(v[1], h.snd, f"{path}[1]")]
+            elif len(v) > len(comps) and isinstance(comps[-1], TVar):
+                k = len(comps) - 1                  # the last component takes the rest
+                types = [self.check(x, c, f"{path}[{i}]")
+                         for i, (x, c) in enumerate(zip(v[:k], comps[:k]))]
+                types.append(self.tuple(v[k:], comps[-1], f"{path}[{k}:]"))
+            else:
                 raise _Mismatch()
-            k = len(comps) - 1
-            types = [self(x, c) for x, c in zip(v[:k], comps[:k])]
-            rest = self.tuple(v[k:], last) if len(v) - k >= 2 else self(v[k], last)
-            types.append(rest)
+        elif isinstance(h, TVar):
+            types = [self.check(x, self.u.fresh(), f"{path}[{i}]") for i, x in enumerate(v)]
         else:
-            types = [self(x, c) for x, c in zip(v, comps)]
+            raise _Mismatch()
         t = types[-1]
         for c in reversed(types[:-1]):
             t = TPair(c, t)
         return t
 
-    def data(self, v: Any, h: Optional[TData]) -> Type:
+    def data(self, v: Any, h: Optional[TData], path: str) -> Type:
         name = v.name if isinstance(v, DataVal) else (h.name if h is not None else None)
         if name not in self.datadefs:
             raise _Mismatch()
@@ -287,7 +313,7 @@ class _TypeOf:
             value = fields[0] if len(fields) == 1 else tuple(fields)
         else:
             value = v
-        self.u.unify(arg, self(value, arg))
+        self.check(value, arg, f"{path}.fields" if isinstance(v, DataVal) else path)
         return result
 
 
@@ -346,15 +372,13 @@ class _Conv:
         if isinstance(t, TSeq):
             return self.norm_seq(v, t.elem)
         if isinstance(t, TPair):
-            comps = tuple_components(t)
             if not isinstance(v, tuple):
                 raise _Mismatch()
-            if len(v) == 2 and len(comps) > 2:
+            comps = tuple_components(t)
+            if len(v) == 2:
                 return (self.norm(v[0], t.fst), self.norm(v[1], t.snd))
             if len(v) != len(comps):
-                # a tuple component that is itself a tuple: regroup the tail
-                k = len(comps) - 1
-                v = tuple(v[:k]) + (tuple(v[k:]),)
+                raise _Mismatch()
             out = self.norm(v[-1], comps[-1])
             for x, c in zip(reversed(v[:-1]), reversed(comps[:-1])):
                 out = (self.norm(x, c), out)
@@ -377,10 +401,19 @@ class _Conv:
                         raise _Mismatch()
                     return v
                 return "".join(self.norm(x, elem) for x in v)
-            arr = np.asarray(v) if not isinstance(v, np.ndarray) else v
-            if arr.ndim != 1 and not (arr.ndim == 1 or arr.size == 0):
+            if isinstance(v, np.ndarray):
+                arr = v
+            elif isinstance(v, (list, range)):
+                try:
+                    arr = np.asarray(v)
+                except (ValueError, TypeError):
+                    raise _Mismatch() from None
+            else:
                 raise _Mismatch()
-            arr = arr.reshape(-1) if arr.size == 0 else arr
+            if arr.size == 0:
+                arr = arr.reshape(-1)
+            if arr.ndim != 1:
+                raise _Mismatch()
             if n in ("int", "segdes"):
                 if arr.size == 0:
                     return np.zeros(0, self.int_dtype)
@@ -653,11 +686,21 @@ class Function:
         u = _Unifier()
         typeof = _TypeOf(u, self._module._datadefs)
         for i, (v, pt, pname) in enumerate(zip(vals, self.param_types, self.params), 1):
+            before = _Unifier()
+            before.s = dict(u.s)
             try:
-                u.unify(pt, typeof(v, pt))
-            except _Mismatch:
+                typeof.check(v, pt, pname)
+            except _Mismatch as m:
+                detail = ""
+                if m.path != pname:
+                    detail = (f"; {m.path} is {_describe(m.value)}, where "
+                              f"{self._type_str(m.expected, before)} is expected")
+                expected = self._type_str(pt, before)
+                generic = self._type_str(pt, _Unifier())
+                if expected != generic:
+                    expected += " (the earlier arguments fix the type variables)"
                 raise TypeError(f"{self.name}: argument {i} ({pname}) must be "
-                                f"{self._type_str(pt, u)}; got {_describe(v)} "
+                                f"{expected}; got {_describe(v)}{detail} "
                                 f"(signature {self.signature})") from None
         for var, cls in zip(self.scheme.vars, self.scheme.classes):
             t = u.zonk(TVar(var))
@@ -725,6 +768,8 @@ class Module:
         self._mono = Monomorphiser()
         self._functions: dict = {}
         self._flat_cache: dict = {}
+        self._reach_cache: dict = {}
+        self._globals_ok: set = set()
         self._interp = None
         self._mono_items: list = []
         self.output = ""
@@ -812,9 +857,7 @@ class Module:
             if isinstance(it, T.FunDef):
                 self._interp.compiler.define_function(it)
         self._check_globals(inst)
-        ground = [t for t in (tuple_components(fun.arg) if len(args) > 1 else [fun.arg])]
         values = [self._conv.to_interp(a, t) for a, t in zip(args, self._arg_types(fn, fun))]
-        del ground
         arg = values[0] if len(values) == 1 else pair(*values)
         self._interp.rt.out = self._runtime_out()
         result = call_function(self._interp, inst, arg)
@@ -826,6 +869,8 @@ class Module:
 
     def _reachable(self, inst: str) -> list:
         """The monomorphic function definitions reachable from instance ``inst``."""
+        if inst in self._reach_cache:
+            return self._reach_cache[inst]
         defs = {it.name: it for it in self._mono.out if isinstance(it, T.FunDef)}
         seen, order, todo = set(), [], [inst]
         while todo:
@@ -838,9 +883,12 @@ class Module:
             for node in T.iter_nodes(fd.body):
                 if isinstance(node, T.Call) and node.kind == T.USER:
                     todo.append(node.name)
+        self._reach_cache[inst] = order
         return order
 
     def _check_globals(self, inst: str) -> None:
+        if inst in self._globals_ok:
+            return
         for fd in self._reachable(inst):
             for node in T.iter_nodes(fd.body):
                 if isinstance(node, T.GlobalVar) and (
@@ -848,6 +896,7 @@ class Module:
                     raise RuntimeError(
                         f"{fd.orig_name or fd.name} uses the top-level value {node.name}, which "
                         f"was not computed (load the module with run_toplevel=True)")
+        self._globals_ok.add(inst)
 
     # ---------------------------------------------------------------- λcu backend
     def _run_lcu_toplevel(self) -> None:
@@ -857,19 +906,22 @@ class Module:
         c = driver.Compiled(self.filename, self.typed, monomorphise(self.typed))
         flat = driver.flatten(c, int_bits=self.int_bits)
         if self.fuse:
-            flat, _ = driver.fuse(flat)
+            flat = _fused(flat)
         buf = io.StringIO()
         try:
-            it = driver.run_lcu(c, flat, buf)
+            it = driver.run_lcu(c, flat, buf, int_bits=self.int_bits)
         finally:
             self.output = buf.getvalue()
         dts = driver._datatypes(c)
         for top in flat.items:
-            if top.kind != "val":
+            if top.kind not in ("val", "exp"):
                 continue
             leaves = [it.globals[n] for n in top.leaves]
             value = driver.leaves_to_value(flat.typemap, top.type, leaves, dts)
-            self._bind_values(top.item.pattern, value)
+            if top.kind == "val":
+                self._bind_values(top.item.pattern, value)
+            else:
+                self.values["it"] = self._conv.from_interp(value, top.type)
 
     def _bind_values(self, p: Any, value: Any) -> None:
         if isinstance(p, T.PVar):
@@ -903,9 +955,10 @@ class Module:
         except FlattenUnsupported as e:
             raise FlattenUnsupported(f"{inst}: {e}") from None
         if self.fuse:
-            flat, _ = driver.fuse(flat)
+            flat = _fused(flat)
         fname = "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in inst)
-        entry = (flat, LI.Interpreter(flat.program, True), fname)
+        externs, rt = driver.make_externs(c, flat, io.StringIO(), int_bits=self.int_bits)
+        entry = (flat, LI.Interpreter(flat.program, True, externs=externs), fname, rt)
         self._flat_cache[inst] = entry
         return entry
 
@@ -914,7 +967,8 @@ class Module:
         from nessie.flatten.reps import TypeMap  # noqa: F401 - documented mapping
 
         inst = self._mono.instantiate(fn.name, fun)
-        flat, interp, fname = self._flat_for(inst)
+        flat, interp, fname, rt = self._flat_for(inst)
+        rt.out = self._runtime_out()
         leaves: list = []
         for a, t in zip(args, self._arg_types(fn, fun)):
             self._conv.to_leaves(a, t, leaves)
@@ -926,6 +980,11 @@ class Module:
             res = interp.call(fname, *leaves)
         except LI.LcuRuntimeError as err:
             raise RuntimeNeslError(_span_of_loc(err.location), err.message) from None
+        finally:
+            try:
+                rt.out.stream.flush()
+            except (AttributeError, OSError, ValueError):
+                pass
         self.launches = dict(interp.launches)
         n = len(flat.typemap.value_leaf_types(fun.result))
         out = [res] if n == 1 else list(res)
@@ -945,3 +1004,12 @@ def _span_of_loc(loc: Optional[str]) -> Optional[Span]:
         return Span(file, int(line), int(col), int(line), int(col))
     except ValueError:
         return None
+
+
+def _fused(flat):
+    from nessie import driver
+    try:
+        return driver.fuse(flat)[0]
+    except ImportError as e:
+        raise NotImplementedError(f"kernel fusion is not available ({e}); use fuse=False") \
+            from None

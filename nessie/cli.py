@@ -71,6 +71,12 @@ def main(argv: Optional[list] = None) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:          # `nessie ... | head`
+        try:
+            sys.stdout.close()
+        except Exception:  # noqa: BLE001
+            pass
+        return 0
     except Exception:  # noqa: BLE001 - a compiler bug, reported as such
         traceback.print_exc()
         print("nessie: internal compiler error (this is a bug in Nessie; please report it "
@@ -107,18 +113,17 @@ def _dispatch(args) -> int:
             elif args.emit == "lcu-fused":
                 print(driver.fuse(flat)[0].program)
             else:
-                from lambda_cu.fusion import pdg_to_dot
-                print(pdg_to_dot(flat.program))
+                from lambda_cu.fusion import pdg_to_dot, program_pdgs
+                print("".join(pdg_to_dot(g) for g in program_pdgs(flat.program)), end="")
         return 0
     if args.cmd == "stats":
         flat = _flatten_or_fail(c, bits)
         _, report = driver.fuse(flat)
-        data = report.to_json() if hasattr(report, "to_json") else report
         if args.json:
+            data = report.to_json() if hasattr(report, "to_json") else _jsonable(report)
             print(json.dumps(data, indent=2, default=str))
         else:
-            print(report.format() if hasattr(report, "format") else json.dumps(data, indent=2,
-                                                                                default=str))
+            print(report.format() if hasattr(report, "format") else str(report))
         return 0
     # run
     backend = args.backend
@@ -137,12 +142,46 @@ def _dispatch(args) -> int:
         return 0
     if not args.no_fuse:
         flat, _ = driver.fuse(flat)
-    it = driver.run_lcu(c, flat, sys.stdout, print_length=args.print_length)
+    it = driver.run_lcu(c, flat, sys.stdout, print_length=args.print_length, int_bits=bits)
     if args.stats:
         launches = sum(it.launches.values())
         print(f"nessie: {len(flat.program.kernels)} kernels, {launches} launches "
               f"({'unfused' if args.no_fuse else 'fused'})", file=sys.stderr)
     return 0
+
+
+def _jsonable(x):
+    """A fusion report as JSON data: dataclass fields shown by its repr (not the PDGs)."""
+    import dataclasses
+    if dataclasses.is_dataclass(x) and not isinstance(x, type):
+        return {f.name: _jsonable(getattr(x, f.name)) for f in dataclasses.fields(x) if f.repr}
+    if isinstance(x, (list, tuple)):
+        return [_jsonable(y) for y in x]
+    if isinstance(x, dict):
+        return {str(k): _jsonable(v) for k, v in x.items()}
+    return x
+
+
+def stats_json(report) -> dict:
+    """The fusion report as ``{"functions": {NAME: {"unfused_kernels": N, "fused_kernels": M,
+    ...}}, "max_solve_time_s": ...}`` (kernel counts are kernel invocations, i.e. ``run`` sites
+    in the function's code)."""
+    funcs = {}
+    for f in report.functions:
+        funcs[f.name] = {
+            "unfused_kernels": f.unfused_runs,
+            "fused_kernels": f.fused_runs,
+            "fused_kernel_soacs": {k.name: list(k.soacs) for k in f.fused_kernels},
+            "fused_from": {k.name: list(k.members) for k in f.fused_kernels},
+            "rewrite_rules": {k.name: list(k.rules) for k in f.fused_kernels},
+            "ilp_objective": f.objective,
+            "ilp_solve_time_s": f.solve_time,
+            "fallback_used": f.fallback,
+            "fallback_reasons": list(f.fallback_reasons),
+            "global_memory_bytes_per_element": {"before": f.traffic_before,
+                                                "after": f.traffic_after},
+        }
+    return {"functions": funcs, "max_solve_time_s": report.max_solve_time}
 
 
 def _flatten_or_fail(c, bits):

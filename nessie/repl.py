@@ -80,9 +80,8 @@ def _run_interruptibly(fn: Callable[[], Any]) -> Any:
         except BaseException as exc:  # noqa: BLE001 - handed to the calling thread
             box["error"] = exc
 
-    old_size = threading.stack_size()
-    if sys.getrecursionlimit() < RECURSION_LIMIT:
-        sys.setrecursionlimit(RECURSION_LIMIT)
+    old_size, old_limit = threading.stack_size(), sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old_limit, RECURSION_LIMIT))
     threading.stack_size(STACK_SIZE)
     try:
         thread = threading.Thread(target=target, name="nessie-repl-eval", daemon=True)
@@ -90,14 +89,18 @@ def _run_interruptibly(fn: Callable[[], Any]) -> Any:
     finally:
         threading.stack_size(old_size)
     interrupted = False
-    while thread.is_alive():
-        try:
-            thread.join(0.05)
-        except KeyboardInterrupt:
-            if not interrupted:
-                interrupted = True
-                ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread.ident),
-                                                           ctypes.py_object(KeyboardInterrupt))
+    try:
+        while thread.is_alive():
+            try:
+                thread.join(0.05)
+            except KeyboardInterrupt:
+                if not interrupted:
+                    interrupted = True
+                    ctypes.pythonapi.PyThreadState_SetAsyncExc(
+                        ctypes.c_ulong(thread.ident), ctypes.py_object(KeyboardInterrupt))
+    finally:
+        # the main thread (parser, type checker) keeps its normal limit: its stack is small
+        sys.setrecursionlimit(old_limit)
     if "error" in box:
         err = box["error"]
         if isinstance(err, KeyboardInterrupt):
@@ -478,7 +481,8 @@ def repl(session: Session, interactive: bool, history: Optional[str] = HISTORY_F
             try:
                 line = reader.read(prompt)
             except KeyboardInterrupt:
-                print("\nInterrupted (input discarded).", file=sys.stdout)
+                print(file=sys.stdout)
+                session._error("Interrupted (input discarded).")
                 session.interrupt_input()
                 continue
             if line is None:
