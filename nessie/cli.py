@@ -113,17 +113,18 @@ def _dispatch(args) -> int:
             elif args.emit == "lcu-fused":
                 print(driver.fuse(flat)[0].program)
             else:
-                from lambda_cu.fusion import pdg_to_dot, program_pdgs
-                print("".join(pdg_to_dot(g) for g in program_pdgs(flat.program)), end="")
+                from lambda_cu.fusion import pdg_to_dot
+                _, report = driver.fuse(flat)
+                print("".join(pdg_to_dot(region.pdg, region.schedule)
+                              for fr in report.functions for region in fr.regions), end="")
         return 0
     if args.cmd == "stats":
         flat = _flatten_or_fail(c, bits)
         _, report = driver.fuse(flat)
         if args.json:
-            data = report.to_json() if hasattr(report, "to_json") else _jsonable(report)
-            print(json.dumps(data, indent=2, default=str))
+            print(json.dumps(stats_json(report), indent=2))
         else:
-            print(report.format() if hasattr(report, "format") else str(report))
+            print(report)
         return 0
     # run
     backend = args.backend
