@@ -54,7 +54,9 @@ Backends: ``"interp"`` is the reference interpreter; ``"lcu"`` flattens the call
 instance (and the functions it calls) to λcu with :func:`nessie.driver.flatten`'s flattener,
 optionally fuses it (``fuse=True``), and runs it on the numpy λcu interpreter; arrays go in and
 come out as flat numpy vectors and segment descriptors without per-element Python work.  A
-construct the flattener does not support raises ``nessie.flatten.FlattenUnsupported``.
+construct the flattener does not support raises ``nessie.flatten.FlattenUnsupported``.  On both
+backends a function that reads top-level values (``k = 10; function f(x) = x + k;``) uses the
+values computed when the module was loaded (so it needs ``run_toplevel=True``).
 ``module.launches`` counts the kernel launches of the last λcu call.
 """
 from __future__ import annotations
@@ -65,7 +67,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from nessie.diagnostics import CompileError, CompileErrors, RuntimeNeslError, Span
+from nessie.diagnostics import RuntimeNeslError, Span
 from nessie.interp.values import DataVal, Seq, SegDes, pair, unpair
 from nessie.types import typed_ast as T
 from nessie.types.types import (BOOL, CHAR, FLOAT, INT, SEGDES, CLASS_MEMBERS, Namer, Scheme,
@@ -769,7 +771,8 @@ class Module:
         self._functions: dict = {}
         self._flat_cache: dict = {}
         self._reach_cache: dict = {}
-        self._globals_ok: set = set()
+        self._globals_ok: dict = {}
+        self._globals_iv: dict = {}
         self._interp = None
         self._mono_items: list = []
         self.output = ""
@@ -856,7 +859,7 @@ class Module:
         for it in self._mono.out[start:]:
             if isinstance(it, T.FunDef):
                 self._interp.compiler.define_function(it)
-        self._check_globals(inst)
+        self._globals_used(inst)
         values = [self._conv.to_interp(a, t) for a, t in zip(args, self._arg_types(fn, fun))]
         arg = values[0] if len(values) == 1 else pair(*values)
         self._interp.rt.out = self._runtime_out()
@@ -886,17 +889,27 @@ class Module:
         self._reach_cache[inst] = order
         return order
 
-    def _check_globals(self, inst: str) -> None:
-        if inst in self._globals_ok:
-            return
-        for fd in self._reachable(inst):
-            for node in T.iter_nodes(fd.body):
-                if isinstance(node, T.GlobalVar) and (
-                        self._interp is None or node.name not in self._interp.globals):
-                    raise RuntimeError(
-                        f"{fd.orig_name or fd.name} uses the top-level value {node.name}, which "
-                        f"was not computed (load the module with run_toplevel=True)")
-        self._globals_ok.add(inst)
+    def _global_values(self) -> dict:
+        """Top-level values (interpreter representation) by name."""
+        return self._interp.globals if self._interp is not None else self._globals_iv
+
+    def _globals_used(self, inst: str) -> list:
+        """``[(name, type)]`` of the top-level values read by ``inst`` and the functions it
+        calls, sorted by name (the flattener's extra leading parameters of a λcu function);
+        raises if one of them was not computed."""
+        if inst not in self._globals_ok:
+            used: dict = {}
+            for fd in self._reachable(inst):
+                for node in T.iter_nodes(fd.body):
+                    if isinstance(node, T.GlobalVar):
+                        if node.name not in self._global_values():
+                            raise RuntimeError(
+                                f"{fd.orig_name or fd.name} uses the top-level value "
+                                f"{node.name}, which was not computed (load the module with "
+                                f"run_toplevel=True)")
+                        used[node.name] = node.type
+            self._globals_ok[inst] = sorted(used.items())
+        return self._globals_ok[inst]
 
     # ---------------------------------------------------------------- λcu backend
     def _run_lcu_toplevel(self) -> None:
@@ -921,10 +934,12 @@ class Module:
             if top.kind == "val":
                 self._bind_values(top.item.pattern, value)
             else:
+                self._globals_iv["it"] = value
                 self.values["it"] = self._conv.from_interp(value, top.type)
 
     def _bind_values(self, p: Any, value: Any) -> None:
         if isinstance(p, T.PVar):
+            self._globals_iv[p.name] = value
             self.values[p.name] = self._conv.from_interp(value, p.type)
         elif isinstance(p, T.PPair):
             self._bind_values(p.fst, value[0])
@@ -941,12 +956,6 @@ class Module:
         from nessie.mono import MonoProgram
         from lambda_cu import interp as LI
 
-        for fd in self._reachable(inst):
-            for node in T.iter_nodes(fd.body):
-                if isinstance(node, T.GlobalVar):
-                    raise FlattenUnsupported(
-                        f"{fd.orig_name or fd.name} uses the top-level value {node.name}; the "
-                        f"λcu backend cannot call functions that use top-level values yet")
         funs = list(reversed(self._reachable(inst)))   # callees first
         items = tuple(self._datadefs.values()) + tuple(funs)
         c = driver.Compiled(self.filename, self.typed, MonoProgram(items))
@@ -964,15 +973,19 @@ class Module:
 
     def _call_lcu(self, fn: Function, fun: TFun, args: list) -> Any:
         from lambda_cu import interp as LI
-        from nessie.flatten.reps import TypeMap  # noqa: F401 - documented mapping
+        from nessie import driver
 
         inst = self._mono.instantiate(fn.name, fun)
         flat, interp, fname, rt = self._flat_for(inst)
         rt.out = self._runtime_out()
         leaves: list = []
+        expected = []
+        for g, ty in self._globals_used(inst):   # top-level values: leading parameters
+            leaves += driver.value_to_leaves(flat.typemap, ty, self._globals_iv[g])
+            expected += flat.typemap.value_leaf_types(ty)
         for a, t in zip(args, self._arg_types(fn, fun)):
             self._conv.to_leaves(a, t, leaves)
-        expected = flat.typemap.value_leaf_types(fun.arg)
+        expected += flat.typemap.value_leaf_types(fun.arg)
         if len(leaves) != len(expected):  # pragma: no cover - a bug in the conversion
             raise AssertionError(f"{len(leaves)} leaves for {len(expected)} parameters")
         interp.launches.clear()

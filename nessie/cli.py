@@ -151,18 +151,6 @@ def _dispatch(args) -> int:
     return 0
 
 
-def _jsonable(x):
-    """A fusion report as JSON data: dataclass fields shown by its repr (not the PDGs)."""
-    import dataclasses
-    if dataclasses.is_dataclass(x) and not isinstance(x, type):
-        return {f.name: _jsonable(getattr(x, f.name)) for f in dataclasses.fields(x) if f.repr}
-    if isinstance(x, (list, tuple)):
-        return [_jsonable(y) for y in x]
-    if isinstance(x, dict):
-        return {str(k): _jsonable(v) for k, v in x.items()}
-    return x
-
-
 def stats_json(report) -> dict:
     """The fusion report as ``{"functions": {NAME: {"unfused_kernels": N, "fused_kernels": M,
     ...}}, "max_solve_time_s": ...}`` (kernel counts are kernel invocations, i.e. ``run`` sites

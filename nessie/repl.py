@@ -40,7 +40,7 @@ import traceback
 from typing import Any, Callable, Optional, TextIO
 
 from nessie.diagnostics import (CompileError, CompileErrors, Diagnostics, RuntimeNeslError,
-                                SOURCES, register_source)
+                                register_source)
 
 PROMPT = "nessie> "
 CONTINUATION = "     .. "

@@ -630,4 +630,8 @@ def _scalars_only(r) -> bool:
 
 def flatten_program(mono: T.TypedProgram, int_bits: int = 32) -> FlatProgram:
     """Flatten a monomorphic typed NESL program into λcu (a pure function of its input)."""
+    if int_bits != 32:
+        raise R.FlattenUnsupported(
+            "64-bit NESL ints (--int64) are supported by the reference interpreter only; the "
+            "flattening backends use 32-bit ints")
     return Flattener(mono, int_bits).run()

@@ -217,11 +217,14 @@ def test_source_text_and_introspection():
     assert "inc" in dir(m)
 
 
-def test_function_using_a_toplevel_value():
-    src = "k = 10;\nfunction addk(x) = x + k;"
-    assert load(src).addk(1) == 11
+def test_functions_using_toplevel_values(backend):
+    src = ("k = 10;\n(lo, hi) = (2, [1.5, 2.5]);\nfunction addk(x) = x + k;\n"
+           "function span(v) = {x * hi[lo - 2] + float(addk(0)) : x in v};")
+    m = load(src, backend=backend)
+    assert m.addk(1) == 11
+    np.testing.assert_array_equal(m.span(np.array([1.0, 2.0])), [11.5, 13.0])
     with pytest.raises(RuntimeError, match="run_toplevel=True"):
-        load(src, run_toplevel=False).addk(1)
+        load(src, backend=backend, run_toplevel=False).addk(1)
 
 
 def test_lcu_launch_counts(dotp, backend):
