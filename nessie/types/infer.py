@@ -73,6 +73,7 @@ class TypeEnv:
     datatypes: dict = field(default_factory=dict)   # name -> DataInfo
     poisoned: frozenset = frozenset()
     options: dict = field(default_factory=dict)     # set options: name -> args
+    global_users: dict = field(default_factory=dict)  # global name -> functions reading it
 
     def with_function(self, info: FunInfo) -> "TypeEnv":
         return replace(self, functions={**self.functions, info.name: info},
@@ -486,7 +487,14 @@ def check_fundef(env: TypeEnv, d: A.FunDef) -> tuple:
     scheme = inf.generalize(ft)
     typed = T.FunDef(d.name, inf.zonk_tree(param), inf.zonk_tree(body), ft, scheme,
                      d.sig is not None, d.doc, span=d.span)
-    return env.with_function(FunInfo(d.name, T.USER, scheme)), typed
+    env = env.with_function(FunInfo(d.name, T.USER, scheme))
+    read = {n.name for n in T.iter_nodes(typed.body) if isinstance(n, T.GlobalVar)}
+    if read:
+        users = dict(env.global_users)
+        for g in read:
+            users[g] = tuple(sorted(set(users.get(g, ())) | {d.name}))
+        env = replace(env, global_users=users)
+    return env, typed
 
 
 def check_datadef(env: TypeEnv, d: A.DataDef) -> tuple:
@@ -547,6 +555,18 @@ def _ground_globals(pattern) -> dict:
     return out
 
 
+def _check_rebinding(env: TypeEnv, binds: dict, span) -> None:
+    """A top-level value read by an existing function keeps its type: rebinding it at another
+    type would make that function ill-typed (functions read the current value).  ``it`` is
+    rebound by every top-level expression and is not checked."""
+    for name, ty in binds.items():
+        old = env.globals.get(name)
+        users = env.global_users.get(name)
+        if old is not None and users and old != ty:
+            raise CompileError(span, f"cannot rebind {name} at type {type_to_str(ty)}: function "
+                                     f"{users[0]} reads it at type {type_to_str(old)}")
+
+
 def check_topbind(env: TypeEnv, d: A.TopBind) -> tuple:
     inf = Inferencer(env)
     exp = inf.infer(d.exp, {})
@@ -554,7 +574,9 @@ def check_topbind(env: TypeEnv, d: A.TopBind) -> tuple:
     pat = inf.bind_pattern(d.pattern, exp.type, scope, set())
     exp = inf.zonk_tree(exp, default=True)
     pat = inf.zonk_tree(pat, default=True)
-    return env.with_globals(_ground_globals(pat)), T.ValBind(pat, exp, span=d.span)
+    binds = _ground_globals(pat)
+    _check_rebinding(env, binds, d.span)
+    return env.with_globals(binds), T.ValBind(pat, exp, span=d.span)
 
 
 def check_topexp(env: TypeEnv, d: A.TopExp) -> tuple:
