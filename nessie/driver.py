@@ -131,6 +131,59 @@ def leaves_to_value(tm, ty, leaves: list, dts) -> Any:
     return value(ty, list(leaves))
 
 
+def truncate_leaves(tm, ty, leaves: list, limit: int) -> list:
+    """Leaves of the value of NESL type ``ty`` with every sequence cut to its first
+    ``limit + 1`` elements — all that printing with ``print_length = limit`` shows (it prints
+    ``...`` after ``limit`` elements), so results of millions of elements print without being
+    converted whole."""
+    import numpy as np
+
+    from lambda_cu.values import SegDes
+
+    keep = limit + 1
+    ls = list(leaves)
+    out: list = []
+
+    def value(t):
+        t = tm.unfold(t)
+        if isinstance(t, nt.TBase):
+            out.append(ls.pop(0))
+        elif isinstance(t, nt.TPair):
+            value(t.fst)
+            value(t.snd)
+        else:
+            n = _seq_len(t.elem)
+            seq(t.elem, np.arange(min(n, keep)))
+
+    def _seq_len(t):
+        t = tm.unfold(t)
+        first = ls[0]
+        if isinstance(t, nt.TSeq):
+            return len(first.field("lengths"))
+        return len(first)
+
+    def seq(t, idx):
+        """Append the leaves of the elements ``idx`` of the next sequence representation."""
+        t = tm.unfold(t)
+        if isinstance(t, nt.TBase):
+            out.append(np.asarray(ls.pop(0))[idx])
+        elif isinstance(t, nt.TPair):
+            seq(t.fst, idx)
+            seq(t.snd, idx)
+        else:
+            sd = ls.pop(0)
+            lens = sd.field("lengths")[idx]
+            offs = sd.field("offsets")[idx]
+            kept = np.minimum(lens, keep)
+            out.append(SegDes(kept.astype(np.int64)))
+            starts = np.repeat(offs - np.concatenate(([0], np.cumsum(kept)[:-1])), kept)
+            inner = starts + np.arange(int(kept.sum()))
+            seq(t.elem, inner.astype(np.int64))
+
+    value(ty)
+    return out
+
+
 def value_to_leaves(tm, ty, v) -> list:
     """The λcu leaves (numpy scalars/arrays, segment descriptors) of an interpreter value of
     NESL type ``ty`` — the inverse of :func:`leaves_to_value`."""
@@ -264,6 +317,8 @@ def run_lcu(c: Compiled, flat, out: TextIO, *, print_length: int = 100, check: b
                     v = it.exp(b.rhs, it.globals)
                 it._bind(b, v, it.globals)
                 vals = [it.globals[n] for n in top.leaves]
+                if plen[0] is not None and plen[0] >= 0:
+                    vals = truncate_leaves(flat.typemap, top.type, vals, plen[0])
                 value = leaves_to_value(flat.typemap, top.type, vals, dts)
                 lhs = pattern_text(top.item.pattern) if top.kind == "val" else "it"
                 line(format_binding(lhs, value, top.type, plen[0], dts))
