@@ -72,10 +72,11 @@ from .values import SegDes, dtype_of, from_nested, scalar, to_nested, values_clo
 
 MSG_BOUNDS = "RUNTIME ERROR: Sequence reference (a[i]) out of bounds."
 MSG_DIV0 = "RUNTIME ERROR: Divide by zero."
-MSG_PERMUTE = "RUNTIME ERROR: Permute: the index sequence is not a permutation."
-MSG_SCATTER = "RUNTIME ERROR: Write (<-): index out of bounds."
+MSG_PERMUTE = "RUNTIME ERROR: Index sequence of permute is not a permutation."
+MSG_SCATTER = "RUNTIME ERROR: Sequence reference (a[i]) out of bounds."
 MSG_SCATTER_LENGTHS = "RUNTIME ERROR: Write (<-): destination sequences of different lengths."
 MSG_NEG_LENGTH = "RUNTIME ERROR: Negative segment length."
+MSG_ISQRT = "RUNTIME ERROR: isqrt of a negative number."
 
 _STACK_BYTES = 512 * 1024 * 1024
 _RECURSION_LIMIT = 1_000_000
@@ -157,6 +158,8 @@ def _p_isqrt(a, ty, loc, quiet):
     r = np.floor(np.sqrt(np.maximum(x, 0).astype(np.float64))).astype(np.int64)
     r = r - (r * r > x)
     r = r + ((r + 1) * (r + 1) <= x)
+    if loc is not None and not quiet and np.any(x < 0):
+        raise LcuRuntimeError(loc, MSG_ISQRT)
     return np.where(x < 0, 0, r).astype(_dt(a))
 
 
@@ -164,9 +167,26 @@ def _to_int_dtype(ty: Optional[Type]) -> np.dtype:
     return dtype_of(ty if ty is not None else INT)
 
 
+def _float_to_int(x, ty):
+    """An integral float to an integer of type ``ty``: finite values wrap modulo 2^width (the
+    float is reduced exactly with fmod first), inf/nan give the smallest integer — as the
+    reference interpreter."""
+    dt = _to_int_dtype(ty)
+    x = np.asarray(x, dtype=np.float64)
+    bits = dt.itemsize * 8
+    finite = np.isfinite(x)
+    red = np.fmod(np.where(finite, x, 0.0), 2.0 ** 64 if bits == 64 else 2.0 ** 32)
+    if bits == 64:
+        wrapped = np.where(np.abs(red) >= 2.0 ** 63, red - np.sign(red) * 2.0 ** 64, red)
+        out = wrapped.astype(np.int64)
+    else:
+        out = red.astype(np.int64).astype(np.int32)
+    return np.where(finite, out, np.iinfo(dt).min).astype(dt)
+
+
 def _p_round(a, ty, loc, quiet):
     # halves to even (IEEE rint), as NESL's round (Common Lisp ROUND) and nessie/interp
-    return np.rint(a).astype(_to_int_dtype(ty))
+    return _float_to_int(np.rint(a), ty)
 
 
 _UNARY_F = {"sqrt": np.sqrt, "exp": np.exp, "ln": np.log, "sin": np.sin, "cos": np.cos,
@@ -203,9 +223,9 @@ _PRIM_IMPL: dict[str, Callable[..., Any]] = {
     "expt": lambda a, b, ty, loc, q: np.power(a, b),
     "isqrt": _p_isqrt,
     "to_float": lambda a, ty, loc, q: np.asarray(a).astype(np.float64),
-    "trunc": lambda a, ty, loc, q: np.trunc(a).astype(_to_int_dtype(ty)),
-    "floor": lambda a, ty, loc, q: np.floor(a).astype(_to_int_dtype(ty)),
-    "ceil": lambda a, ty, loc, q: np.ceil(a).astype(_to_int_dtype(ty)),
+    "trunc": lambda a, ty, loc, q: _float_to_int(np.trunc(a), ty),
+    "floor": lambda a, ty, loc, q: _float_to_int(np.floor(a), ty),
+    "ceil": lambda a, ty, loc, q: _float_to_int(np.ceil(a), ty),
     "round": _p_round,
     "to_int": lambda a, ty, loc, q: np.asarray(a).astype(_to_int_dtype(ty)),
     "btoi": lambda a, ty, loc, q: np.asarray(a).astype(_to_int_dtype(ty)),
@@ -448,9 +468,47 @@ class _Monoid:
         return [o.astype(_dt(l), copy=False) for o, l in zip(out, left)]
 
 
+def _order_sensitive(mon: "_Monoid", xs: list[np.ndarray]) -> bool:
+    """Float sums and products: their rounding depends on the order of the operations.  They
+    are evaluated left to right, as the reference interpreter does, so that every backend
+    prints the same digits (the other recognised monoids are exact in any order)."""
+    return mon.ufuncs is not None and any(u in (np.add, np.multiply) and x.dtype.kind == "f"
+                                          for u, x in zip(mon.ufuncs, xs))
+
+
+def _seq_segmented(u, init: Any, x: np.ndarray, sd: SegDes, scan: bool) -> np.ndarray:
+    """Left-to-right ``init ⊕ x0 ⊕ x1 ⊕ ...`` in every segment (exclusive scan or reduction),
+    vectorised: one pass per segment when segments are few and long, else one pass per
+    position within the segments — min(#segments, longest segment) numpy steps, O(n) work."""
+    lens, offs = sd.lengths, sd.offsets
+    count = lens.shape[0]
+    acc = np.full(count, init, dtype=x.dtype)
+    out = np.empty(sd.total, dtype=x.dtype) if scan else None
+    longest = int(lens.max()) if count else 0
+    if count <= longest:
+        for s in np.flatnonzero(lens):
+            a, b = int(offs[s]), int(offs[s] + lens[s])
+            run = u.accumulate(np.concatenate((np.asarray([init], dtype=x.dtype), x[a:b])))
+            if scan:
+                out[a:b] = run[:-1]
+            acc[s] = run[-1]
+    else:
+        active = np.flatnonzero(lens)
+        for k in range(longest):
+            active = active[lens[active] > k]
+            pos = offs[active] + k
+            if scan:
+                out[pos] = acc[active]
+            acc[active] = u(acc[active], x[pos])
+    return out if scan else acc
+
+
 def _reduce(xs: list[np.ndarray], init: list[Any], mon: _Monoid, n: int) -> list[Any]:
     if n == 0:
         return list(init)
+    if _order_sensitive(mon, xs):
+        return [_norm(u.accumulate(np.concatenate((np.asarray([i], dtype=x.dtype), x)))[-1])
+                for u, i, x in zip(mon.ufuncs, init, xs)]
     if mon.ufuncs is not None:
         return [_norm(u(i, u.reduce(x, dtype=x.dtype))) for u, i, x in zip(mon.ufuncs, init, xs)]
     vals = xs
@@ -531,6 +589,8 @@ def _seg_reduce(xs: list[np.ndarray], init: list[Any], mon: _Monoid, sd: SegDes)
     out = [np.full(sd.count, i, dtype=x.dtype) for i, x in zip(init, xs)]
     if not np.any(nz):
         return out
+    if _order_sensitive(mon, xs):
+        return [_seq_segmented(u, i, x, sd, False) for u, i, x in zip(mon.ufuncs, init, xs)]
     if mon.ufuncs is not None:
         starts = sd.offsets[nz]
         for o, u, i, x in zip(out, mon.ufuncs, init, xs):
@@ -549,6 +609,8 @@ def _seg_scan(xs: list[np.ndarray], init: list[Any], mon: _Monoid, sd: SegDes) -
     n = sd.total
     if n == 0:
         return [np.empty(0, dtype=x.dtype) for x in xs]
+    if _order_sensitive(mon, xs):
+        return [_seq_segmented(u, i, x, sd, True) for u, i, x in zip(mon.ufuncs, init, xs)]
     if mon.names is not None and all(nm in ("add", "xor") and x.dtype.kind in "ib"
                                      for nm, x in zip(mon.names, xs)):
         out = []

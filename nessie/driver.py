@@ -157,6 +157,8 @@ def truncate_leaves(tm, ty, leaves: list, limit: int) -> list:
 
     def _seq_len(t):
         t = tm.unfold(t)
+        while isinstance(t, nt.TPair):
+            t = tm.unfold(t.fst)
         first = ls[0]
         if isinstance(t, nt.TSeq):
             return len(first.field("lengths"))

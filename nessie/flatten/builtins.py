@@ -54,6 +54,8 @@ def _scalar_expr(fl, name: str, args: list, loc, arg_type=None) -> Optional[ir.E
         return R.p(_BIN[name], *args)
     if name in _CHECKED_BIN:
         return R.p(_CHECKED_BIN[name], *args, loc=loc)
+    if name == "isqrt":
+        return R.p("isqrt", *args, loc=loc)
     if name in _UN:
         return R.p(_UN[name], *args)
     if name in _TO_INT:
@@ -106,7 +108,7 @@ def scalar_gpu(fl, e, vars_: dict, env: dict) -> Optional[ir.Exp]:
     if isinstance(e, T.Call) and e.kind == T.BUILTIN and e.name in _SCALAR_NAMES:
         parts = []
         a = e.arg
-        for _ in range(_arity(e.fun_type) - 1):
+        for _ in range(_arity(e.fun_type, e.name) - 1):
             if not isinstance(a, T.Pair):
                 return None
             parts.append(a.fst)
@@ -142,8 +144,16 @@ def _components(v, n: int) -> list:
     return out
 
 
-def _arity(fun_type) -> int:
-    k, t = 1, fun_type.arg
+def _arity(fun_type, name: Optional[str] = None) -> int:
+    """Number of arguments of a builtin: counted on its declared scheme (``eql : a, a -> bool``
+    has two even when ``a`` is a pair), else on the instance type."""
+    t = fun_type.arg
+    if name is not None:
+        from nessie.types.builtins import BUILTIN_SCHEMES
+        sch = BUILTIN_SCHEMES.get(name)
+        if sch is not None:
+            t = sch.type.arg
+    k = 1
     while isinstance(t, nt.TPair):
         k += 1
         t = t.snd
@@ -378,12 +388,18 @@ def _at_instances(fl, v, ix, n, ctx, ty):
 def range_(fl, sv, ev, stv, ctx, loc):
     b = fl.b
 
+    from lambda_cu.types import INT64
+
     def count(s, e, st):
-        # max(0, ceil((e - s) / st)) for st > 0, and the mirror for st < 0
+        # max(0, ceil((e - s) / st)) for st > 0, and the mirror for st < 0 — in 64-bit
+        # arithmetic, so that e - s cannot wrap (the elements themselves wrap as NESL ints)
+        s, e, st = (R.p("to_int", x, ty=INT64) for x in (s, e, st))
+        one = ir.Const(1, INT64)
         num = R.p("sub", e, s)
-        pos = R.p("div", R.p("add", num, R.p("sub", st, R.c_int(1))), st, loc=loc)
-        neg = R.p("div", R.p("add", num, R.p("add", st, R.c_int(1))), st, loc=loc)
-        return R.p("max", R.c_int(0), ir.If(R.p("gt", st, R.c_int(0)), pos, neg))
+        pos = R.p("div", R.p("add", num, R.p("sub", st, one)), st, loc=loc)
+        neg = R.p("div", R.p("add", num, R.p("add", st, one)), st, loc=loc)
+        n64 = R.p("max", ir.Const(0, INT64), ir.If(R.p("gt", st, ir.Const(0, INT64)), pos, neg))
+        return R.p("to_int", n64, ty=INT)
 
     if ctx is None or all(is_uniform(v) for v in (sv, ev, stv)):
         s, e, st = (uniform_rep(v).e for v in (sv, ev, stv))
@@ -462,27 +478,42 @@ def flatten(fl, e, sv, ctx):
 
 
 def partition(fl, e, sv, cv, ctx):
+    """``partition(s, counts)``: the counts are validated first (none negative, their sum —
+    computed in 64 bits — equal to the length), so a bad count is NESL's partition error."""
+    from lambda_cu.types import INT64
     b = fl.b
     loc = _loc(e)
-    msg = "RUNTIME ERROR: Partition counts do not sum to the length of the sequence."
+    msg = _MSG_PARTITION
+    x1, m1, x2, m2 = (ir.Var(n) for n in ("x1", "m1", "x2", "m2"))
+    op = thunk([("x1", INT64), ("m1", INT), ("x2", INT64), ("m2", INT)],
+               ir.Tuple((R.p("add", x1, x2), R.p("min", m1, m2))))
+    init = (ir.Const(0, INT64), R.c_int(2 ** 31 - 1))
+
+    def pull(cvec):
+        return thunk([("i", INT)], ir.Tuple((R.p("to_int", R.idx(cvec, I), ty=INT64),
+                                            R.idx(cvec, I))))
+
     if ctx is None or (is_uniform(sv) and is_uniform(cv)):
         rep = uniform_rep(sv)
         counts = uniform_rep(cv).e
-        sd = R.make_sd(b, counts, loc)
-        b.effect(ir.Check(R.p("eq", ir.Length(R.ids_of(sd)), R.length(b, rep)), loc or "?", msg))
-        return U(R.Seg(sd, rep))
+        tot, mn = b.soac(ir.Reduce(pull(counts), init, op, ir.Length(counts)), [INT64, INT], "pc")
+        good = R.p("and", R.p("eq", tot, R.p("to_int", R.length(b, rep), ty=INT64)),
+                   R.p("ge", mn, R.c_int(0)))
+        b.effect(ir.Check(b.bind(good, BOOL, "pok"), loc or "?", msg))
+        return U(R.Seg(R.make_sd(b, counts), rep))
     ts = e.fun_type.arg.fst
     rs = _as_seg(materialise(b, sv, ctx, fl.tm, ts))
     rc = _as_seg(materialise(b, cv, ctx, fl.tm, e.fun_type.arg.snd))
-    add = thunk([("a", INT), ("b", INT)], R.p("add", A, B_))
-    sums = b.soac(ir.SegReduce(thunk([("i", INT)], R.idx(rc.data.e, I)), (R.c_int(0),), add,
-                               rc.sd), [VecT(INT)], "psum")[0]
-    good = R.map_vec(b, R.p("eq", R.idx(sums, I), R.idx(R.lens_of(rs.sd), I)), ctx.n, BOOL, "pok")
+    tots, mns = b.soac(ir.SegReduce(pull(rc.data.e), init, op, rc.sd),
+                       [VecT(INT64), VecT(INT)], "pc")
+    good = R.map_vec(b, R.p("and", R.p("eq", R.idx(tots, I),
+                                       R.p("to_int", R.idx(R.lens_of(rs.sd), I), ty=INT64)),
+                            R.p("ge", R.idx(mns, I), R.c_int(0))), ctx.n, BOOL, "pok")
     ok = b.soac(ir.Reduce(thunk([("i", INT)], R.idx(good, I)), (ir.Const(True, BOOL),),
                           thunk([("a", BOOL), ("b", BOOL)], R.p("and", A, B_)), ctx.n),
                 [BOOL], "ok")[0]
     b.effect(ir.Check(ok, loc or "?", msg))
-    inner_sd = R.make_sd(b, rc.data.e, loc)
+    inner_sd = R.make_sd(b, rc.data.e)
     return L(R.Seg(rc.sd, R.Seg(inner_sd, rs.data)), None)
 
 
@@ -490,7 +521,7 @@ def zip_(fl, e, vals, ctx):
     """zip / zip3: sequences of tuples are tuples of sequences (after a length check)."""
     b = fl.b
     loc = _loc(e)
-    msg = "RUNTIME ERROR: Length mismatch in zip."
+    msg = _MSG_ZIP
     if ctx is None or all(is_uniform(v) for v in vals):
         reps = [uniform_rep(v) for v in vals]
         n = R.length(b, reps[0])
@@ -539,17 +570,32 @@ def permute(fl, e, sv, iv, ctx):
         rep = uniform_rep(sv)
         ix = uniform_rep(iv).e
         n = R.length_var(b, rep)
-        b.effect(ir.Check(R.p("eq", n, ir.Length(ix)), loc or "?",
-                          "RUNTIME ERROR: Length mismatch in permute."))
+        b.effect(ir.Check(R.p("eq", n, ir.Length(ix)), loc or "?", _MSG_PERMUTE))
         inv = b.soac(ir.Permute(thunk([("i", INT)], I), thunk([("i", INT)], R.idx(ix, I)), n, loc),
                      [VecT(INT)], "inv")[0]
         return U(R.gather(b, rep, inv, n))
     rs = _as_seg(materialise(b, sv, ctx, fl.tm, e.fun_type.arg.fst))
     ri = _as_seg(materialise(b, iv, ctx, fl.tm, e.fun_type.arg.snd))
+    _check_same_lengths(b, rs.sd, ri.sd, ctx, loc, _MSG_PERMUTE)
     total = b.bind(ir.Length(R.ids_of(rs.sd)), INT, "tot")
     inv = b.soac(ir.SegPermute(thunk([("i", INT)], I), thunk([("i", INT)], R.idx(ri.data.e, I)),
                                rs.sd, loc), [VecT(INT)], "inv")[0]
     return L(R.Seg(rs.sd, R.gather(b, rs.data, inv, total)), None)
+
+
+_MSG_PERMUTE = "RUNTIME ERROR: Index sequence of permute is not a permutation."
+_MSG_ZIP = "RUNTIME ERROR: Length mismatch in an apply-to-each."
+_MSG_PARTITION = "RUNTIME ERROR: Counts of partition do not sum to the length of the sequence."
+
+
+def _check_same_lengths(b, sd1, sd2, ctx, loc, msg):
+    """Host check that every instance's two sequences have the same length."""
+    good = R.map_vec(b, R.p("eq", R.idx(R.lens_of(sd1), I), R.idx(R.lens_of(sd2), I)),
+                     ctx.n, BOOL, "same")
+    ok = b.soac(ir.Reduce(thunk([("i", INT)], R.idx(good, I)), (ir.Const(True, BOOL),),
+                          thunk([("a", BOOL), ("b", BOOL)], R.p("and", A, B_)), ctx.n),
+                [BOOL], "ok")[0]
+    b.effect(ir.Check(ok, loc or "?", msg))
 
 
 def rank(fl, e, sv, ctx, descending=False, then_permute=False):
@@ -797,9 +843,9 @@ def apply(fl, e: T.Call, argv, env: dict, ctx: Optional[Ctx]):
 def _apply(fl, e: T.Call, argv, env: dict, ctx: Optional[Ctx]):
     name = e.name
     if name in _SCALAR_NAMES:
-        return scalar_apply(fl, e, _components(argv, _arity(e.fun_type)), ctx)
+        return scalar_apply(fl, e, _components(argv, _arity(e.fun_type, e.name)), ctx)
     if name == "first":
-        return _components(argv, 2)[0] if _arity(e.fun_type) == 2 else split_pair(argv)[0]
+        return _components(argv, 2)[0] if _arity(e.fun_type, e.name) == 2 else split_pair(argv)[0]
     if name in _REDUCTIONS:
         return _reduce(fl, e, argv, ctx, scan=False)
     if name in _SCANS:
@@ -839,7 +885,7 @@ def _apply(fl, e: T.Call, argv, env: dict, ctx: Optional[Ctx]):
         d, pv = split_pair(argv)
         return write(fl, e, d, pv, ctx)
     if name in _EXPANDED:
-        return _expand(fl, e, _components(argv, _arity(e.fun_type)), env, ctx)
+        return _expand(fl, e, _components(argv, _arity(e.fun_type, e.name)), env, ctx)
     return host_call(fl, e, argv, ctx)
 
 

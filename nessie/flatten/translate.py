@@ -596,7 +596,8 @@ class Flattener:
         n = inner.n
         sel = None
         if e.filter is not None:
-            fv = self.tr(e.filter, env, inner)
+            # like the body, the filter runs only for existing elements
+            fv = self.guarded(n, lambda: self.tr(e.filter, env, inner), e.filter.type, inner)
             if is_uniform(fv):
                 fl = R.map_vec(b, uniform_rep(fv).e, n, BOOL, "flag")
             else:

@@ -303,14 +303,16 @@ def _diff(arg, ctx):
 
 @builtin("max")
 def _max(arg, ctx):
+    """Choice: a NaN argument gives NaN (IEEE maxNum is not what NESL's vector machines did;
+    NaN propagation is what numpy and GPU ``fmax``-free code give, and it is symmetric)."""
     x, y = arg
-    return x if x > y else y
+    return _max_op(x, y)
 
 
 @builtin("min")
 def _min(arg, ctx):
     x, y = arg
-    return x if x < y else y
+    return _min_op(x, y)
 
 
 # --------------------------------------------------------------------------------------
@@ -648,12 +650,25 @@ def _mult_op(ctx, kind):
     return (lambda a, b: ctx.sem.wrap(a * b)) if kind == "int" else (lambda a, b: a * b)
 
 
+def _nan(x) -> bool:
+    return isinstance(x, float) and x != x
+
+
 def _max_op(a, b):
+    if _nan(a) or _nan(b):
+        return math.nan
     return b if b > a else a
 
 
 def _min_op(a, b):
+    if _nan(a) or _nan(b):
+        return math.nan
     return b if b < a else a
+
+
+def _sort_key(x):
+    """Ascending order with NaNs last (a total order, as numpy sorts floats)."""
+    return (_nan(x), 0.0 if _nan(x) else x)
 
 
 def _zero(kind):
@@ -1096,13 +1111,13 @@ def _nest(arg, ctx):
 
 @builtin("sort")
 def _sort(s, ctx):
-    return Seq(tuple(sorted(s.items)))
+    return Seq(tuple(sorted(s.items, key=_sort_key)))
 
 
 @builtin("rank")
 def _rank(s, ctx):
     """``rank(s)[i]``: the position of ``s[i]`` in the stable ascending sort of ``s``."""
-    order = sorted(range(len(s)), key=s.items.__getitem__)
+    order = sorted(range(len(s)), key=lambda i: _sort_key(s.items[i]))
     out = [0] * len(s)
     for pos, i in enumerate(order):
         out[i] = pos
