@@ -62,10 +62,9 @@ class Shapes:
                 self.defs[p.name] = (k, j)
         self._uf: dict = {}
         self._memo: dict = {}
-        for b in binds:
-            if isinstance(b.rhs, ir.Check):
-                for a, c in _equalities(b.rhs.cond):
-                    self._union(self.int_sym(a), self.int_sym(c))
+        # Equalities asserted by ``check`` bindings are *not* merged: they hold only once the
+        # check has passed, and merging them would let kernels before the check (or a failing
+        # one) be fused as if their sizes were equal.
 
     # union-find -------------------------------------------------------------------------
     def _find(self, s):
@@ -370,12 +369,20 @@ def region_pdg(name: str, binds: tuple, result: ir.Exp | None,
     reads: dict = {}
     node_ids: list[int] = []
     last_effect = None
+    last_check = None                     # checks are barriers for kernels (both ways)
+    runs_since_effect: list[int] = []
     for k, b in enumerate(binds):
         fv = ir.free_vars(b.rhs)
         deps = sorted({producer[v] for v in fv if v in producer})
         if k in runs:
             r = runs[k]
             node_ids.append(k)
+            runs_since_effect.append(k)
+            if last_check is not None and last_check not in deps:
+                # a kernel never moves before a check that preceded it (it may rely on what
+                # the check established, and must not pre-empt the check's error)
+                edges.append(Edge(last_check, k, False))
+                reasons[(last_check, k)] = "runs after a check"
             size = out_size = None
             if r.soac is not None:
                 size = shapes.iteration(k)
@@ -407,6 +414,14 @@ def region_pdg(name: str, binds: tuple, result: ir.Exp | None,
                 if last_effect is not None and last_effect not in deps:
                     edges.append(Edge(last_effect, k, False))
                     reasons[(last_effect, k)] = "order of effects"
+                if isinstance(b.rhs, ir.Check):
+                    for r_ in runs_since_effect:
+                        # ... nor after a check that followed it
+                        if r_ not in deps:
+                            edges.append(Edge(r_, k, False))
+                            reasons[(r_, k)] = "runs before a check"
+                    runs_since_effect = []
+                    last_check = k
                 last_effect = k
             for n in b.names:
                 producer[n] = k

@@ -92,11 +92,11 @@ KNOWN = [
         "rand in a recursive function mapped over a sequence: different draws on the two backends"),
 
     # ---------------------------------------------------------------- fusion only
-    bug("fused-check-after-scatter", "{a : a in [0:1]; b in ([0:2] <- [(1, 7)])};\n",
+    fixed("fused-check-after-scatter", "{a : a in [0:1]; b in ([0:2] <- [(1, 7)])};\n",
         "fused only: the apply-to-each's length check runs after a fused kernel that already "
         "assumes equal lengths, so the in-range write into [0:2] fails with 'Write (<-): index "
         "out of bounds.' instead of 'Length mismatch in an apply-to-each.' (unfused is right)"),
-    bug("fused-check-after-gather", "{a : a in dist([1], 4); b in [[1], [2], [3]]};\n",
+    fixed("fused-check-after-gather", "{a : a in dist([1], 4); b in [[1], [2], [3]]};\n",
         "fused only: same ordering problem with a gather: 'Sequence reference (a[i]) out of "
         "bounds.' with no source position instead of the length mismatch"),
 
