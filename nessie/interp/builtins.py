@@ -655,15 +655,17 @@ def _nan(x) -> bool:
 
 
 def _max_op(a, b):
+    """``a if a > b else b`` (the second of two equal values: -0.0 vs 0.0), NaN-propagating —
+    the IEEE/x86 ``max`` that vector hardware and numpy compute."""
     if _nan(a) or _nan(b):
         return math.nan
-    return b if b > a else a
+    return a if a > b else b
 
 
 def _min_op(a, b):
     if _nan(a) or _nan(b):
         return math.nan
-    return b if b < a else a
+    return a if a < b else b
 
 
 def _sort_key(x):

@@ -83,6 +83,10 @@ KNOWN = [
         "whose first component is a sequence (TypeError: object of type 'SegDes' has no len())"),
     fixed("print-empty-seq-of-tuple-with-seq-first", "[] ([int], bool);\n",
         "the same for an empty one"),
+    fixed("max-min-signed-zero", "max(-0.0, 0.0);\nmin(0.0, -0.0);\n{max(x, 0.0) : x in [-0.0]};\n"
+        "max_val([-0.0, 0.0]);\n",
+        "max/min/max_val of -0.0 and 0.0: the interpreter returns the first of two equal "
+        "arguments (-0.0, 0.0, [-0.0], -0.0), λcu the other one (0.0, -0.0, [0.0], 0.0)"),
     bug("rand-two-call-sites", "{(rand(100), rand(100)) : i in [0:3]};\n",
         "two rand call sites in one apply-to-each: the interpreter draws element by element "
         "(site 1, site 2, site 1, ...), λcu site by site, so the pairs differ (documented in "
