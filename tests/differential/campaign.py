@@ -1,7 +1,7 @@
 """A long local differential campaign: many generated programs, interpreter vs flattened λcu.
 
     .venv/bin/python tests/differential/campaign.py --count 5000 --workers 2 [--explore]
-        [--start 0] [--timeout 20] [--shrink 60] [--out /tmp/nessie-campaign]
+        [--no-fused] [--depth 4] [--start 0] [--timeout 20] [--shrink 60] [--out /tmp/nessie-campaign]
 
 Programs run in worker processes (a hung or very slow program is killed after ``--timeout``
 seconds and reported as a timeout).  Failures are bucketed by a coarse signature (which backend,
@@ -70,11 +70,14 @@ def signature(cmp) -> str:
     return ""
 
 
+FUSED = True
+
+
 def evaluate(src: str) -> dict:
     from diff_harness import compare
     t = time.time()
     try:
-        cmp = compare(src)
+        cmp = compare(src, fused=FUSED)
     except Exception as e:  # noqa: BLE001 - a generator bug (program does not compile)
         return {"sig": "generator: " + _norm(f"{type(e).__name__}: {e}"), "report": str(e),
                 "time": time.time() - t, "interp_error": None}
@@ -82,8 +85,10 @@ def evaluate(src: str) -> dict:
             "interp_error": cmp.interp.error}
 
 
-def _worker(inq, outq, explore: bool):
-    cfg = Config(explore=explore)
+def _worker(inq, outq, explore: bool, fused: bool, depth: int = 4):
+    global FUSED
+    FUSED = fused
+    cfg = Config(explore=explore, max_depth=depth)
     while True:
         job = inq.get()
         if job is None:
@@ -111,14 +116,14 @@ def _worker(inq, outq, explore: bool):
 class Pool:
     """Worker processes with a per-job timeout (a stuck worker is killed and replaced)."""
 
-    def __init__(self, n: int, explore: bool, timeout: float):
-        self.n, self.explore, self.timeout = n, explore, timeout
+    def __init__(self, n: int, explore: bool, timeout: float, fused: bool = True, depth: int = 4):
+        self.n, self.explore, self.timeout, self.fused, self.depth = n, explore, timeout, fused, depth
         self.outq = mp.Queue()
         self.workers = [self._spawn() for _ in range(n)]
 
     def _spawn(self):
         inq = mp.Queue()
-        p = mp.Process(target=_worker, args=(inq, self.outq, self.explore), daemon=True)
+        p = mp.Process(target=_worker, args=(inq, self.outq, self.explore, self.fused, self.depth), daemon=True)
         p.start()
         return {"p": p, "inq": inq, "job": None, "since": 0.0}
 
@@ -229,11 +234,13 @@ def main(argv=None):
     ap.add_argument("--timeout", type=float, default=20.0)
     ap.add_argument("--shrink", type=float, default=60.0)
     ap.add_argument("--explore", action="store_true")
+    ap.add_argument("--no-fused", action="store_true", help="compare unfused λcu only (faster)")
+    ap.add_argument("--depth", type=int, default=4, help="expression depth budget (Config.max_depth)")
     ap.add_argument("--out", default="/tmp/nessie-campaign")
     args = ap.parse_args(argv)
     os.makedirs(args.out, exist_ok=True)
 
-    pool = Pool(args.workers, args.explore, args.timeout)
+    pool = Pool(args.workers, args.explore, args.timeout, not args.no_fused, args.depth)
     buckets: dict[str, list] = defaultdict(list)
     stats = Counter()
     times = []

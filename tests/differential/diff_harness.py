@@ -3,6 +3,8 @@ when kernel fusion exists) and compare what they print, including runtime errors
 from __future__ import annotations
 
 import io
+import os
+import re
 import traceback
 from dataclasses import dataclass
 from typing import Optional
@@ -68,6 +70,7 @@ class Comparison:
     lcu: Optional[Outcome] = None
     fused: Optional[Outcome] = None
     flatten_error: Optional[str] = None
+    fused_skipped: Optional[str] = None
 
     def mismatches(self) -> list[str]:
         """The backends whose outcome differs from the interpreter's (empty when all agree)."""
@@ -91,10 +94,23 @@ class Comparison:
         return "\n".join(lines)
 
 
-def compare(source: str, *, fused: bool = True, filename: str = "gen.nesl") -> Comparison:
+#: ILP time limit for fusing generated programs (fusion's default is tuned for real programs; a
+#: generated program can have a few hundred kernel launches in one region, see the report).
+FUSE_TIME_LIMIT = float(os.environ.get("NESSIE_DIFF_FUSE_TIME_LIMIT", "1.0"))
+
+
+def kernel_launches(flat) -> int:
+    """Number of ``run K (...)`` sites in a flattened program (what fusion has to schedule)."""
+    return len(re.findall(r"\brun K", str(flat.program)))
+
+
+def compare(source: str, *, fused: bool = True, filename: str = "gen.nesl",
+            max_fused_launches: Optional[int] = None) -> Comparison:
     """Compile ``source`` and run it on every backend.  Compile errors propagate (a generated
     program that does not compile is a generator bug).  ``FlattenUnsupported`` and crashes of
-    the flattener are recorded as ``flatten_error``."""
+    the flattener are recorded as ``flatten_error``.  With ``max_fused_launches``, programs with
+    more kernel launch sites are not fused (fusion time grows quickly with their number; see
+    the report), and ``fused_skipped`` says so."""
     c = driver.compile_source(source, filename)
     cmp = Comparison(source, run_interp(c))
     try:
@@ -103,9 +119,12 @@ def compare(source: str, *, fused: bool = True, filename: str = "gen.nesl") -> C
         cmp.flatten_error = f"{type(e).__name__}: {e}"
         return cmp
     cmp.lcu = run_flat(c, flat)
+    if fused and max_fused_launches is not None and kernel_launches(flat) > max_fused_launches:
+        cmp.fused_skipped = f"{kernel_launches(flat)} kernel launch sites"
+        fused = False
     if fused and fusion_available():
         try:
-            ff, _ = driver.fuse(flat)
+            ff, _ = driver.fuse(flat, time_limit=FUSE_TIME_LIMIT)
         except Exception as e:  # noqa: BLE001
             cmp.fused = Outcome("", crash=f"fuse raised {type(e).__name__}: {e}")
         else:
