@@ -9,12 +9,11 @@ compared byte for byte).  Every backend reports runtime errors as
 """
 from __future__ import annotations
 
-import io
 import os
 from dataclasses import dataclass
 from typing import Any, Optional, TextIO
 
-from nessie.diagnostics import RuntimeNeslError, Span, SOURCES
+from nessie.diagnostics import RuntimeNeslError, Span
 from nessie.types import typed_ast as T
 from nessie.types import types as nt
 
@@ -299,7 +298,6 @@ def run_lcu(c: Compiled, flat, out: TextIO, *, print_length: int = 100, check: b
     externs, rt = make_externs(c, flat, out, int_bits=int_bits, print_length=print_length)
     it = LI.Interpreter(flat.program, check, externs=externs)
     main = iter(flat.program.main)
-    typed_funs = {i.name: i for i in c.typed.items if isinstance(i, T.FunDef)}
     plen = [print_length]
 
     def line(s):

@@ -16,8 +16,7 @@ import dataclasses
 from typing import Optional, Sequence
 
 from lambda_cu import ir
-from lambda_cu.types import (BOOL, INT, SD, BoolT, CharT, FloatT, IntT, SegDesT, TupleT, Type,
-                             VecT, tuple_of)
+from lambda_cu.types import INT, SD, IntT, SegDesT, Type, VecT, tuple_of
 
 
 # ----------------------------------------------------------------------------- GPU expressions

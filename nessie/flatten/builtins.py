@@ -19,14 +19,14 @@ import math
 from typing import Optional
 
 from lambda_cu import ir
-from lambda_cu.types import BOOL, CHAR, FLOAT, INT, IntT, FloatT, VecT
+from lambda_cu.types import BOOL, CHAR, FLOAT, INT, FloatT, VecT
 from nessie.types import typed_ast as T
 from nessie.types import types as nt
 
 from . import reps as R
 from .builder import thunk
-from .values import (L, U, VT, Ctx, compose, is_uniform, materialise, pair, scalar_at,
-                     split_pair, uniform_rep)
+from .values import (L, U, VT, Ctx, compose, is_uniform, materialise, scalar_at, split_pair,
+                     uniform_rep)
 
 I = R.I
 A, B_ = ir.Var("a"), ir.Var("b")
@@ -231,7 +231,7 @@ def _reduce(fl, e, sv, ctx, scan: bool):
         else:
             r = b.soac(ir.Reduce(f, (ident,), opt, n), [bt], "red")[0]
             res = U(R.Scalar(r, bt))
-        return res if ctx is None else res  # uniform either way
+        return res
     seg = materialise(b, sv, ctx, fl.tm, e.fun_type.arg)
     f = thunk([("i", INT)], R.idx(seg.data.e, I))
     if scan:
@@ -278,7 +278,6 @@ def _fail_int(vec: ir.Exp, loc, elem=INT) -> ir.Exp:
 def elt(fl, e, sv, iv, ctx):
     b = fl.b
     loc = _loc(e)
-    elem = e.type
     if ctx is None or (is_uniform(sv) and is_uniform(iv)):
         rep = uniform_rep(sv)
         i = uniform_rep(iv).e
@@ -403,7 +402,7 @@ def range_(fl, sv, ev, stv, ctx, loc):
 
     if ctx is None or all(is_uniform(v) for v in (sv, ev, stv)):
         s, e, st = (uniform_rep(v).e for v in (sv, ev, stv))
-        n = b.bind(_host_if_expr(count(s, e, st)), INT, "rlen")
+        n = b.bind(count(s, e, st), INT, "rlen")
         data = R.map_vec(b, R.p("add", s, R.p("mul", I, st)), n, INT, "rng")
         return U(R.Vec(data, INT))
     lens = R.map_vec(b, count(scalar_at(sv, I), scalar_at(ev, I), scalar_at(stv, I)), ctx.n,
@@ -412,16 +411,8 @@ def range_(fl, sv, ev, stv, ctx, loc):
     total = b.bind(ir.Length(R.ids_of(sd)), INT, "tot")
     k = R.idx(R.ids_of(sd), I)
     pos = R.p("sub", I, R.idx(R.offs_of(sd), k))
-    data = R.map_vec(b, R.p("add", _at(sv, k), R.p("mul", pos, _at(stv, k))), total, INT, "rng")
+    data = R.map_vec(b, R.p("add", scalar_at(sv, k), R.p("mul", pos, scalar_at(stv, k))), total, INT, "rng")
     return L(R.Seg(sd, R.Vec(data, INT)), None)
-
-
-def _host_if_expr(e):
-    return e
-
-
-def _at(v, k):
-    return scalar_at(v, k)
 
 
 def append(fl, e, av, bv, ctx):
@@ -531,21 +522,10 @@ def zip_(fl, e, vals, ctx):
         for r in reversed(reps[:-1]):
             out = R.Tup((r, out))
         return U(out)
-    tys = [e.fun_type.arg]
-    comps_t = []
-    t = e.fun_type.arg
-    for _ in range(len(vals) - 1):
-        comps_t.append(t.fst)
-        t = t.snd
-    comps_t.append(t)
+    comps_t = _components_t(e.fun_type.arg, len(vals))
     segs = [_as_seg(materialise(b, v, ctx, fl.tm, ty)) for v, ty in zip(vals, comps_t)]
-    for s in segs[1:]:
-        good = R.map_vec(b, R.p("eq", R.idx(R.lens_of(segs[0].sd), I), R.idx(R.lens_of(s.sd), I)),
-                         ctx.n, BOOL, "zok")
-        ok = b.soac(ir.Reduce(thunk([("i", INT)], R.idx(good, I)), (ir.Const(True, BOOL),),
-                              thunk([("a", BOOL), ("b", BOOL)], R.p("and", A, B_)), ctx.n),
-                    [BOOL], "ok")[0]
-        b.effect(ir.Check(ok, loc or "?", msg))
+    for s_ in segs[1:]:
+        _check_same_lengths(b, segs[0].sd, s_.sd, ctx, loc, msg)
     out = segs[-1].data
     for s in reversed(segs[:-1]):
         out = R.Tup((s.data, out))

@@ -29,14 +29,14 @@ from dataclasses import dataclass
 from typing import Optional
 
 from lambda_cu import ir
-from lambda_cu.types import BOOL, INT, SD, IntT, Type, VecT, tuple_of
+from lambda_cu.types import BOOL, INT, SD, IntT, VecT, tuple_of
 from nessie.types import typed_ast as T
 from nessie.types import types as nt
 
 from . import reps as R
 from .builder import Builder, thunk
-from .values import (L, U, VT, Ctx, compose, is_uniform, materialise, pair, reindex_env,
-                     scalar_at, split_pair, uniform_rep)
+from .values import (L, U, Ctx, is_uniform, materialise, pair, reindex_env, split_pair,
+                     uniform_rep)
 
 
 @dataclass(frozen=True)
@@ -526,13 +526,8 @@ class Flattener:
             segs.append(self.seq_instances(v, ctx, g.source.type))
         sd0 = segs[0][0]
         for sd, _ in segs[1:]:
-            same = R.map_vec(b, R.p("eq", R.idx(R.lens_of(sd0), R.I), R.idx(R.lens_of(sd), R.I)),
-                             ctx.n, BOOL, "same")
-            ok = b.soac(ir.Reduce(thunk([("i", INT)], R.idx(same, R.I)), (ir.Const(True, BOOL),),
-                                  thunk([("a", BOOL), ("b", BOOL)],
-                                        R.p("and", ir.Var("a"), ir.Var("b"))), ctx.n),
-                        [BOOL], "ok")[0]
-            b.effect(ir.Check(ok, loc or "?", "RUNTIME ERROR: Length mismatch in an apply-to-each."))
+            self.B._check_same_lengths(b, sd0, sd, ctx, loc,
+                                       "RUNTIME ERROR: Length mismatch in an apply-to-each.")
         total = b.bind(ir.Length(R.ids_of(sd0)), INT, "tot")
         segids = b.bind(R.ids_of(sd0), VecT(INT), "segid")
         inner = Ctx(total)
