@@ -530,6 +530,17 @@ class Gen:
         return s if s.startswith(("(", "[", "{")) or s.isidentifier() else f"({s})"
 
     def index_exp(self, ctx, d) -> str:
+        """A small index expression.  It is repeated textually in guards (``if i < #v and i >= 0
+        then v[i] ...``), so it never contains the unsafe operation (that would make several
+        source positions that can fail, and then the error reported first is a matter of
+        evaluation order)."""
+        saved, self.unsafe_left = self.unsafe_left, 0
+        try:
+            return self._index_exp(ctx, d)
+        finally:
+            self.unsafe_left = saved
+
+    def _index_exp(self, ctx, d) -> str:
         ints = self.vars_of(ctx, INT)
         k = self.weighted([(3, "lit"), (3 if ints else 0, "var"), (2, "gen")])
         if k == "lit":
