@@ -67,7 +67,8 @@ from typing import Any, Optional
 
 import numpy as np
 
-from nessie.diagnostics import RuntimeNeslError, Span
+from nessie.diagnostics import RuntimeNeslError
+from nessie.driver import _span_of_loc as driver_span_of_loc
 from nessie.interp.values import DataVal, Seq, SegDes, pair, unpair
 from nessie.types import typed_ast as T
 from nessie.types.types import (BOOL, CHAR, FLOAT, INT, SEGDES, CLASS_MEMBERS, Namer, Scheme,
@@ -992,7 +993,7 @@ class Module:
         try:
             res = interp.call(fname, *leaves)
         except LI.LcuRuntimeError as err:
-            raise RuntimeNeslError(_span_of_loc(err.location), err.message) from None
+            raise RuntimeNeslError(driver_span_of_loc(err.location), err.message) from None
         finally:
             try:
                 rt.out.stream.flush()
@@ -1007,16 +1008,6 @@ class Module:
         if self.backend == "interp":
             return self._call_interp(fn, fun, args)
         return self._call_lcu(fn, fun, args)
-
-
-def _span_of_loc(loc: Optional[str]) -> Optional[Span]:
-    if not loc:
-        return None
-    try:
-        file, line, col = loc.rsplit(":", 2)
-        return Span(file, int(line), int(col), int(line), int(col))
-    except ValueError:
-        return None
 
 
 def _fused(flat):
