@@ -1,4 +1,4 @@
-"""LALR(1) parser for NESL (PLY, built in memory: ``write_tables=False, debug=False``).
+"""LALR(1) parser for NESL (PLY; tables cached on disk by a grammar hash, see ``tables.py``).
 
 Grammar design:
 
@@ -21,8 +21,6 @@ Grammar design:
 from __future__ import annotations
 
 import sys
-
-import ply.yacc as yacc
 
 from nessie.diagnostics import CompileError, Span
 from nessie.syntax import ast as A
@@ -513,8 +511,8 @@ _PARSER = None
 def _parser():
     global _PARSER
     if _PARSER is None:
-        _PARSER = yacc.yacc(module=sys.modules[__name__], start="start", write_tables=False,
-                            debug=False, errorlog=yacc.NullLogger())
+        from nessie.syntax.tables import build_parser
+        _PARSER = build_parser(sys.modules[__name__], "start")
     return _PARSER
 
 
