@@ -103,7 +103,7 @@ def t_CHAR(t):
 
 
 def t_FLOAT(t):
-    r"\d+\.\d*([eE][-+]?\d+)?|\d+[eE][-+]?\d+"
+    r"\d+\.\d*([eE][-+]?\d+)?|\.\d+([eE][-+]?\d+)?|\d+[eE][-+]?\d+"
     return _tok(t, float(t.value))
 
 

@@ -14,6 +14,8 @@ Grammar design:
 * Error recovery: ``item : error SEMI | error DOLLAR`` resynchronises at the next top-level
   terminator; every syntax error goes to the :class:`~nessie.diagnostics.Diagnostics` collector.
   Completed items are collected as they are reduced, so an error at end of file loses nothing.
+* Application is juxtaposition, as in the original: ``f(x)``, ``(float)n``, ``not x`` (see
+  ``p_postfix_apply``); ``{s; x in d | p}`` is the filter form whose first generator is bare.
 * Marker tokens injected in front of the token stream select other entry points: ``TYPEMARK``
   (a function type ``A -> B :: ctx``, used for the builtin table), ``VTYPEMARK`` (a value type
   ``T :: ctx``) and ``EXPMARK`` (a single expression).
@@ -36,7 +38,9 @@ precedence = (
     ("left", "LARROW"),
     ("left", "RARROW"),
     ("nonassoc", "EMPTYSEQ"),
-    ("left", "LBRACKET"),
+    ("nonassoc", "JUXT"),
+    ("nonassoc", "ID"),              # `[] int`, `[] pair(int, int)`: the type, not an argument
+    ("left", "LBRACKET", "LPAREN"),
 )
 
 
@@ -80,7 +84,7 @@ def span_of(p, i, j=None) -> Span:
 
 def exp_to_pattern(e) -> A.Pattern:
     """Convert an expression parsed in pattern position to a pattern (or raise CompileError)."""
-    if isinstance(e, A.Var):
+    if isinstance(e, A.Var) and _is_ident(e.name):
         return A.PVar(e.name, span=e.span)
     if isinstance(e, A.Pair):
         return A.PPair(exp_to_pattern(e.fst), exp_to_pattern(e.snd), span=e.span)
@@ -359,10 +363,73 @@ def p_atom_var(p):
     p[0] = A.Var(p[1].value, span=p[1].span)
 
 
-def p_atom_call(p):
-    """atom : ID LPAREN exp RPAREN
-            | BACKOP LPAREN exp RPAREN"""
-    p[0] = A.Call(p[1].value, p[3], span=span_of(p, 1))
+def p_atom_backop(p):
+    "atom : BACKOP"
+    p[0] = A.Var(p[1].value, span=p[1].span)
+
+
+# Application is juxtaposition, as in the original NESL: ``f(x)`` is ``f`` applied to the
+# parenthesised ``(x)``, and ``(float)n``, ``not x``, ``f (a, b)`` are applications too.  The
+# argument is parenthesised or simple (a name or a literal); a simple argument takes its own
+# subscripts (``(float)a[i]`` is ``float(a[i])``), a parenthesised one does not (``f(x)[i]`` is
+# ``(f(x))[i]``).  Application is left associative and binds tighter than every operator
+# (``not x, x`` is ``(not(x), x)``; ``-f x`` is ``-(f(x))``).  NESL is first order, so the
+# function must be a name (possibly parenthesised).
+def p_postfix_apply(p):
+    "postfix : postfix jarg"
+    fn, (arg, first, whole) = p[1], p[2]
+    if isinstance(fn, A.Var):
+        p[0] = A.Call(fn.name, arg, span=fn.span.merge(whole) if fn.span else whole)
+    else:
+        # what precedes the argument is no function name: as before juxtaposition existed,
+        # this is a syntax error at the argument (``[1 2]``, ``x[i] y``)
+        sp = whole
+        at = Span(sp.file, sp.line, sp.col, sp.line, sp.col) if sp is not None else None
+        _STATE.diags.error(at, f"syntax error at '{first}'")
+        p[0] = fn
+
+
+# a jarg is (argument, text of its first token, span with the parentheses): errors name the
+# token; a parenthesised argument keeps the span of what is inside (type errors point there)
+def p_jarg_simple(p):
+    "jarg : jsimple %prec JUXT"
+    e = p[1]
+    while isinstance(e, A.Subscript):
+        e = e.seq
+    p[0] = (p[1], _token_text(e), p[1].span)
+
+
+def p_jarg_paren(p):
+    "jarg : LPAREN exp RPAREN"
+    p[0] = (p[2], "(", span_of(p, 1))
+
+
+def p_jsimple(p):
+    """jsimple : ID
+               | INT
+               | FLOAT
+               | STRING
+               | CHAR
+               | BOOL"""
+    p[0] = _literal(p.slice[1].type, p[1])
+
+
+def p_jsimple_subscript(p):
+    "jsimple : jsimple LBRACKET exp RBRACKET"
+    p[0] = A.Subscript(p[1], p[3], span=span_of(p, 1))
+
+
+def _token_text(e) -> str:
+    from nessie.syntax.printer import exp_str
+    if isinstance(e, A.BoolLit):
+        return "t" if e.value else "f"
+    return e.name if isinstance(e, A.Var) else exp_str(e)
+
+
+def _literal(kind, tok):
+    cls = {"ID": A.Var, "INT": A.IntLit, "FLOAT": A.FloatLit, "STRING": A.StringLit,
+           "CHAR": A.CharLit, "BOOL": A.BoolLit}[kind]
+    return cls(tok.value, span=tok.span)
 
 
 def p_atom_int(p):
@@ -439,6 +506,18 @@ def p_atom_filter_form(p):
     """atom : LBRACE exp IN exp gentail filteropt RBRACE"""
     first = A.Generator(_pattern(p, p[2]), p[4], span=span_of(p, 2, 4))
     p[0] = A.ApplyToEach(None, (first,) + tuple(p[5]), p[6], span=span_of(p, 1))
+
+
+def p_atom_filter_form_bare(p):
+    """atom : LBRACE exp gentail filteropt RBRACE"""
+    # ``{s; x in d | x > 0}``: a bare first variable means ``s in s`` (the result is s)
+    if isinstance(p[2], A.Var):
+        pat = _pattern(p, p[2])
+    else:
+        _STATE.diags.error(p[2].span, "a generator without 'in' must be a variable name")
+        pat = A.PVar("_", span=p[2].span)
+    first = A.Generator(pat, None, span=p[2].span)
+    p[0] = A.ApplyToEach(None, (first,) + tuple(p[3]), p[4], span=span_of(p, 1))
 
 
 def p_gentail(p):
