@@ -70,25 +70,9 @@ from .types import (INT, BoolT, CharT, FloatT, IntT, SegDesT, TupleT, Type, Unit
                     flat_components)
 from .values import SegDes, dtype_of, from_nested, scalar, to_nested, values_close
 
-MSG_BOUNDS = "RUNTIME ERROR: Sequence reference (a[i]) out of bounds."
-MSG_DIV0 = "RUNTIME ERROR: Divide by zero."
-MSG_PERMUTE = "RUNTIME ERROR: Index sequence of permute is not a permutation."
-MSG_SCATTER = "RUNTIME ERROR: Sequence reference (a[i]) out of bounds."
-MSG_SCATTER_LENGTHS = "RUNTIME ERROR: Write (<-): destination sequences of different lengths."
-MSG_NEG_LENGTH = "RUNTIME ERROR: Negative segment length."
-MSG_ISQRT = "RUNTIME ERROR: isqrt of a negative number."
-
-_STACK_BYTES = 512 * 1024 * 1024
-_RECURSION_LIMIT = 1_000_000
-
-
-class LcuRuntimeError(Exception):
-    """A λcu runtime error: ``location`` (source position string) and NESL ``message``."""
-
-    def __init__(self, location: Optional[str], message: str) -> None:
-        super().__init__(f"{location}: {message}" if location else message)
-        self.location = location
-        self.message = message
+from .errors import (MSG_BOUNDS, MSG_DIV0, MSG_ISQRT, MSG_NEG_LENGTH, MSG_PERMUTE, MSG_SCATTER,
+                     MSG_SCATTER_LENGTHS, LcuRuntimeError)
+from .executor import Executor, on_big_stack as _on_big_stack
 
 
 # =============================================================================================
@@ -792,152 +776,73 @@ def coerce(value: Any, t: Type) -> Any:
     raise TypeError(f"cannot coerce to {t}")
 
 
-def _on_big_stack(fn: Callable[[], Any]) -> Any:
-    """Run ``fn`` on a thread with a large stack and a raised recursion limit (both restored
-    afterwards)."""
-    box: dict[str, Any] = {}
+class NumpyRunner:
+    """The numpy kernel runner of the λcu executor (``lambda_cu.executor``): vectors are 1-d numpy
+    arrays, segment descriptors :class:`SegDes`, scalars numpy scalars; every kernel is evaluated
+    by :func:`eval_soac`, one SOAC after another."""
 
-    def target() -> None:
-        try:
-            with np.errstate(all="ignore"):
-                box["value"] = fn()
-        except BaseException as exc:  # re-raised in the caller's thread
-            box["error"] = exc
+    name = "numpy"
 
-    old_stack, old_limit = threading.stack_size(), sys.getrecursionlimit()
-    try:
-        sys.setrecursionlimit(max(old_limit, _RECURSION_LIMIT))
-        threading.stack_size(_STACK_BYTES)
-        t = threading.Thread(target=target, name="lcu-interp")
-        t.start()
-        threading.stack_size(old_stack)
-        t.join()
-    finally:
-        threading.stack_size(old_stack)
-        sys.setrecursionlimit(old_limit)
-    if "error" in box:
-        raise box["error"]
-    return box.get("value")
-
-
-class Interpreter:
-    """Interpreter of one λcu program (see the module docstring)."""
-
-    def __init__(self, prog: ir.Program, check: bool = True,
-                 externs: Optional[dict[str, Callable[..., Any]]] = None) -> None:
-        if check:
-            check_program(prog)
-        self.prog = prog
-        #: host library functions for ``Extern`` nodes: name -> f(*arg values) -> value
-        self.externs = dict(externs or {})
-        self.kernels = {k.name: k for k in prog.kernels}
-        self.functions = {f.name: f for f in prog.functions}
-        self.globals: dict[str, Any] = {}
-        self.launches: Counter[str] = Counter()
-
-    # -------------------------------------------------------------- entry points
-
-    def run_main(self) -> list:
-        def go() -> list:
-            results = []
-            for b in self.prog.main:
-                v = self.exp(b.rhs, self.globals)
-                results.append(v)
-                self._bind(b, v, self.globals)
-            return results
-        return _on_big_stack(go)
-
-    def call(self, name: str, *args: Any) -> Any:
-        f = self.functions[name]
-        if len(args) != len(f.params):
-            raise TypeError(f"function {name} takes {len(f.params)} argument(s), given {len(args)}")
-        vals = [coerce(a, p.ty) for a, p in zip(args, f.params)]
-        return _on_big_stack(lambda: self._call(f, vals))
-
-    def run_kernel(self, name: str, *args: Any) -> Any:
-        k = self.kernels[name]
-        if len(args) != len(k.params):
-            raise TypeError(f"kernel {name} takes {len(k.params)} argument(s), given {len(args)}")
-        vals = [coerce(a, p.ty) for a, p in zip(args, k.params)]
+    def run_kernel(self, k: ir.Kernel, args: list) -> Any:
         with np.errstate(all="ignore"):
-            return self._run(k, vals)
-
-    # -------------------------------------------------------------- evaluation
-
-    def _run(self, k: ir.Kernel, args: list) -> Any:
-        self.launches[k.name] += 1
-        kenv = {p.name: a for p, a in zip(k.params, args)}
-        for b in k.binds:
-            vals = _soac(b.soac, kenv)
-            for v, x in zip(b.vars, vals):
-                kenv[v.name] = x
+            kenv = {p.name: a for p, a in zip(k.params, args)}
+            for b in k.binds:
+                vals = _soac(b.soac, kenv)
+                for v, x in zip(b.vars, vals):
+                    kenv[v.name] = x
         res = [kenv[r.name] for r in k.returns]
         return res[0] if len(res) == 1 else tuple(res)
 
-    def _call(self, f: ir.Function, args: list) -> Any:
-        env = {p.name: a for p, a in zip(f.params, args)}
-        return self.exp(f.body, env)
+    @staticmethod
+    def length(v: np.ndarray) -> int:
+        return int(v.shape[0])
 
     @staticmethod
-    def _bind(b: ir.Bind, v: Any, env: dict[str, Any]) -> None:
-        if len(b.params) == 1:
-            env[b.params[0].name] = v
-        elif len(b.params) > 1:
-            for p, x in zip(b.params, v):
-                env[p.name] = x
+    def sd_field(sd: SegDes, field: str, dtype: np.dtype) -> np.ndarray:
+        return sd.field(field, dtype)
 
-    def exp(self, e: ir.Exp, env: dict[str, Any]) -> Any:
-        """Evaluate a CPU-level expression."""
-        if isinstance(e, ir.Var):
-            return env[e.name]
-        if isinstance(e, ir.Block):
-            inner = dict(env)
-            for b in e.binds:
-                self._bind(b, self.exp(b.rhs, inner), inner)
-            return self.exp(e.result, inner)
-        if isinstance(e, ir.Run):
-            return self._run(self.kernels[e.kernel], [self.exp(a, env) for a in e.args])
-        if isinstance(e, ir.Call):
-            return self._call(self.functions[e.func], [self.exp(a, env) for a in e.args])
-        if isinstance(e, ir.If):
-            return self.exp(e.then if bool(self.exp(e.cond, env)) else e.else_, env)
-        if isinstance(e, ir.Const):
-            return scalar(e.value, e.ty)
-        if isinstance(e, ir.PrimOp):
-            args = [self.exp(a, env) for a in e.args]
-            return _norm(_PRIM_IMPL[e.op](*args, e.ty, e.loc, False))
-        if isinstance(e, ir.Tuple):
-            return tuple(self.exp(x, env) for x in e.elems)
-        if isinstance(e, ir.Proj):
-            return self.exp(e.tup, env)[e.index]
-        if isinstance(e, ir.Length):
-            if isinstance(e.vec, ir.SegVec):
-                n = self.exp(e.vec.sd, env).field_length(e.vec.field)
-            else:
-                n = self.exp(e.vec, env).shape[0]
-            return dtype_of(e.ity).type(n)
-        if isinstance(e, ir.SegVec):
-            return self.exp(e.sd, env).field(e.field, dtype_of(e.ity))
-        if isinstance(e, ir.VecLit):
-            dt = dtype_of(e.elem)
-            return np.asarray([self.exp(x, env) for x in e.elems], dtype=dt).reshape(-1)
-        if isinstance(e, ir.MakeSegDes):
-            lengths = self.exp(e.lengths, env)
-            if lengths.shape[0] and lengths.min() < 0:
-                raise LcuRuntimeError(e.loc, MSG_NEG_LENGTH)
-            return SegDes(lengths)
-        if isinstance(e, ir.Check):
-            if not bool(self.exp(e.cond, env)):
-                raise LcuRuntimeError(e.loc, e.message)
-            return None
-        if isinstance(e, ir.Error):
-            raise LcuRuntimeError(e.loc, e.message)
-        if isinstance(e, ir.Extern):
-            fn = self.externs.get(e.name)
-            if fn is None:
-                raise LcuRuntimeError(e.loc, f"no host function '{e.name}' was supplied")
-            return fn(*[self.exp(a, env) for a in e.args])
-        raise TypeError(f"cannot evaluate {type(e).__name__} on the host: {e}")
+    @staticmethod
+    def sd_field_length(sd: SegDes, field: str) -> int:
+        return sd.field_length(field)
+
+    @staticmethod
+    def vec_from_host(a: np.ndarray) -> np.ndarray:
+        return a
+
+    @staticmethod
+    def make_sd(lengths: np.ndarray, loc: Optional[str]) -> SegDes:
+        if lengths.shape[0] and lengths.min() < 0:
+            raise LcuRuntimeError(loc, MSG_NEG_LENGTH)
+        return SegDes(lengths)
+
+    @staticmethod
+    def to_host(v: Any) -> Any:
+        return v
+
+    @staticmethod
+    def from_host(v: Any, ty: Type) -> Any:
+        return v
+
+    @staticmethod
+    def coerce(v: Any, ty: Type) -> Any:
+        return coerce(v, ty)
+
+    @staticmethod
+    def host_prim(op: str, args: list, ty: Optional[Type], loc: Optional[str]) -> Any:
+        return _norm(_PRIM_IMPL[op](*args, ty, loc, False))
+
+    @staticmethod
+    def sync() -> None:
+        pass
+
+
+class Interpreter(Executor):
+    """Interpreter of one λcu program: the executor with the numpy runner (see the module
+    docstring)."""
+
+    def __init__(self, prog: ir.Program, check: bool = True,
+                 externs: Optional[dict[str, Callable[..., Any]]] = None) -> None:
+        super().__init__(prog, NumpyRunner(), check, externs)
 
 
 def run_program(prog: ir.Program, check: bool = True) -> list:

@@ -284,19 +284,34 @@ def _span_of_loc(loc: Optional[str]) -> Optional[Span]:
         return None
 
 
+def make_runner(backend: str = "lcu", device: Optional[str] = None):
+    """The kernel runner of a flattening backend: ``lcu`` (numpy) or ``opencl`` (``device``:
+    ``None``/``auto``, ``cpu``, ``gpu`` or ``P:D``)."""
+    if backend == "opencl":
+        from lift_backend.lower.runner import OpenCLRunner
+        return OpenCLRunner(device)
+    from lambda_cu.interp import NumpyRunner
+    return NumpyRunner()
+
+
 def run_lcu(c: Compiled, flat, out: TextIO, *, print_length: int = 100, check: bool = True,
-            int_bits: int = 32):
-    """Run a (fused or unfused) flattened program on the λcu numpy interpreter, printing its
-    results like the reference interpreter.  Returns the λcu interpreter (launch counts)."""
+            int_bits: int = 32, runner=None):
+    """Run a (fused or unfused) flattened program with the λcu executor and a kernel runner
+    (default: the numpy runner; ``make_runner("opencl")`` for the device), printing its
+    results like the reference interpreter.  Returns the executor (launch counts; its
+    ``runner`` has the runner's statistics)."""
     import numpy as np
 
     from lambda_cu import interp as LI
+    from lambda_cu.executor import Executor
     from nessie.interp.printing import format_binding, format_function
     from nessie.interp.eval import pattern_text
 
     dts = _datatypes(c)
     externs, rt = make_externs(c, flat, out, int_bits=int_bits, print_length=print_length)
-    it = LI.Interpreter(flat.program, check, externs=externs)
+    if runner is None:
+        runner = LI.NumpyRunner()
+    it = Executor(flat.program, runner, check, externs=externs)
     main = iter(flat.program.main)
     plen = [print_length]
 
@@ -315,8 +330,9 @@ def run_lcu(c: Compiled, flat, out: TextIO, *, print_length: int = 100, check: b
                 b = next(main)
                 with np.errstate(all="ignore"):
                     v = it.exp(b.rhs, it.globals)
-                it._bind(b, v, it.globals)
-                vals = [it.globals[n] for n in top.leaves]
+                    runner.sync()
+                it.bind(b, v, it.globals)
+                vals = [runner.to_host(it.globals[n]) for n in top.leaves]
                 if plen[0] is not None and plen[0] >= 0:
                     vals = truncate_leaves(flat.typemap, top.type, vals, plen[0])
                 value = leaves_to_value(flat.typemap, top.type, vals, dts)

@@ -1,0 +1,223 @@
+"""The host executor of λcu's CPU level, written once and shared by every backend.
+
+λcu has three levels (``lambda_cu.ir``).  The CPU level — functions, ``let``, ``if``, recursion,
+``run K args``, checks, externs, vector literals, segment descriptors — is walked here, by
+:class:`Executor`.  Everything that touches vector *data* is delegated to a **kernel runner**:
+
+=========================================  ==============================================================
+runner method                              meaning
+=========================================  ==============================================================
+``run_kernel(kernel, args) -> value``      launch one λcu kernel (``args``: runtime values of its params);
+                                           one value, or a tuple for several results.  Scalars it returns
+                                           are host scalars (numpy scalars).
+``length(vec) -> int``                     number of elements of a vector value
+``sd_field(sd, field, dtype) -> vec``      ``seg_lengths/offsets/ids(sd)`` as a vector value
+``sd_field_length(sd, field) -> int``      the length of that vector without building it
+``vec_from_host(array) -> vec``            a vector value holding a 1-d numpy array
+``make_sd(lengths, loc) -> sd``            a segment descriptor (negative length: ``LcuRuntimeError``)
+``to_host(value) -> value``                numpy arrays / ``SegDes`` / host scalars, tuples recursively
+``from_host(value, ty) -> value``          the inverse, for a value of λcu type ``ty``
+``host_prim(op, args, ty, loc)``           a scalar primitive on host scalars
+``sync()``                                 wait for the device; raise the first pending kernel error
+=========================================  ==============================================================
+
+The numpy runner (``lambda_cu.interp.NumpyRunner``) keeps vectors as numpy arrays; the OpenCL runner
+(``lift_backend.lower.runner``) keeps them on the device.  ``lambda_cu`` never imports a runner of
+another package: the runner is passed in.
+
+Ordering of effects and errors: before an ``extern`` (which may print or read), before a host-side
+error is raised (``check``, ``error``), and at the end of every top-level binding the executor calls
+``runner.sync()``, so a runner that launches kernels asynchronously reports an earlier kernel's
+error first, exactly where the numpy runner would have raised it.
+"""
+from __future__ import annotations
+
+import sys
+import threading
+from collections import Counter
+from typing import Any, Callable, Optional
+
+from . import ir
+from .errors import LcuRuntimeError
+from .values import dtype_of
+
+_STACK_BYTES = 512 * 1024 * 1024
+_RECURSION_LIMIT = 1_000_000
+
+
+def on_big_stack(fn: Callable[[], Any]) -> Any:
+    """Run ``fn`` on a thread with a large stack and a raised recursion limit (both restored
+    afterwards); exceptions are re-raised in the caller's thread."""
+    import numpy as np
+
+    box: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            with np.errstate(all="ignore"):
+                box["value"] = fn()
+        except BaseException as exc:  # re-raised in the caller's thread
+            box["error"] = exc
+
+    old_stack, old_limit = threading.stack_size(), sys.getrecursionlimit()
+    try:
+        sys.setrecursionlimit(max(old_limit, _RECURSION_LIMIT))
+        threading.stack_size(_STACK_BYTES)
+        t = threading.Thread(target=target, name="lcu-exec")
+        t.start()
+        threading.stack_size(old_stack)
+        t.join()
+    finally:
+        threading.stack_size(old_stack)
+        sys.setrecursionlimit(old_limit)
+    if "error" in box:
+        raise box["error"]
+    return box.get("value")
+
+
+class Executor:
+    """Executes the CPU level of one λcu program with a kernel runner (see the module docstring).
+
+    ``run_main()`` evaluates the main bindings (values in ``globals``); ``call(name, *args)``
+    calls a CPU function; ``run_kernel(name, *args)`` runs one kernel; ``launches`` counts kernel
+    launches by kernel name.  Results are runner values: ``runner.to_host`` converts them."""
+
+    def __init__(self, prog: ir.Program, runner: Any, check: bool = True,
+                 externs: Optional[dict[str, Callable[..., Any]]] = None) -> None:
+        if check:
+            from .check import check_program
+            check_program(prog)
+        self.prog = prog
+        self.runner = runner
+        #: host library functions for ``Extern`` nodes: name -> f(*host values) -> host value
+        self.externs = dict(externs or {})
+        self.kernels = {k.name: k for k in prog.kernels}
+        self.functions = {f.name: f for f in prog.functions}
+        self.globals: dict[str, Any] = {}
+        self.launches: Counter[str] = Counter()
+
+    # -------------------------------------------------------------- entry points
+
+    def run_main(self) -> list:
+        def go() -> list:
+            results = []
+            for b in self.prog.main:
+                v = self.exp(b.rhs, self.globals)
+                self.runner.sync()
+                results.append(v)
+                self.bind(b, v, self.globals)
+            return results
+        return on_big_stack(go)
+
+    def call(self, name: str, *args: Any) -> Any:
+        f = self.functions[name]
+        if len(args) != len(f.params):
+            raise TypeError(f"function {name} takes {len(f.params)} argument(s), given {len(args)}")
+        vals = [self.runner.from_host(self.runner.coerce(a, p.ty), p.ty)
+                for a, p in zip(args, f.params)]
+
+        def go() -> Any:
+            v = self._call(f, vals)
+            self.runner.sync()
+            return v
+        return on_big_stack(go)
+
+    def run_kernel(self, name: str, *args: Any) -> Any:
+        k = self.kernels[name]
+        if len(args) != len(k.params):
+            raise TypeError(f"kernel {name} takes {len(k.params)} argument(s), given {len(args)}")
+        vals = [self.runner.from_host(self.runner.coerce(a, p.ty), p.ty)
+                for a, p in zip(args, k.params)]
+        v = self._run(k, vals)
+        self.runner.sync()
+        return v
+
+    # -------------------------------------------------------------- evaluation
+
+    def _run(self, k: ir.Kernel, args: list) -> Any:
+        self.launches[k.name] += 1
+        return self.runner.run_kernel(k, args)
+
+    def _call(self, f: ir.Function, args: list) -> Any:
+        env = {p.name: a for p, a in zip(f.params, args)}
+        return self.exp(f.body, env)
+
+    @staticmethod
+    def bind(b: ir.Bind, v: Any, env: dict[str, Any]) -> None:
+        if len(b.params) == 1:
+            env[b.params[0].name] = v
+        elif len(b.params) > 1:
+            for p, x in zip(b.params, v):
+                env[p.name] = x
+
+    _bind = bind   # the name the driver used before the executor was split out
+
+    def _fail(self, loc: Optional[str], message: str) -> None:
+        self.runner.sync()          # an earlier kernel's error comes first
+        raise LcuRuntimeError(loc, message)
+
+    def exp(self, e: ir.Exp, env: dict[str, Any]) -> Any:
+        """Evaluate a CPU-level expression."""
+        r = self.runner
+        if isinstance(e, ir.Var):
+            return env[e.name]
+        if isinstance(e, ir.Block):
+            inner = dict(env)
+            for b in e.binds:
+                self.bind(b, self.exp(b.rhs, inner), inner)
+            return self.exp(e.result, inner)
+        if isinstance(e, ir.Run):
+            return self._run(self.kernels[e.kernel], [self.exp(a, env) for a in e.args])
+        if isinstance(e, ir.Call):
+            return self._call(self.functions[e.func], [self.exp(a, env) for a in e.args])
+        if isinstance(e, ir.If):
+            return self.exp(e.then if bool(self.exp(e.cond, env)) else e.else_, env)
+        if isinstance(e, ir.Const):
+            from .values import scalar
+            return scalar(e.value, e.ty)
+        if isinstance(e, ir.PrimOp):
+            args = [self.exp(a, env) for a in e.args]
+            try:
+                return r.host_prim(e.op, args, e.ty, e.loc)
+            except LcuRuntimeError as err:
+                self._fail(err.location, err.message)
+        if isinstance(e, ir.Tuple):
+            return tuple(self.exp(x, env) for x in e.elems)
+        if isinstance(e, ir.Proj):
+            return self.exp(e.tup, env)[e.index]
+        if isinstance(e, ir.Length):
+            if isinstance(e.vec, ir.SegVec):
+                n = r.sd_field_length(self.exp(e.vec.sd, env), e.vec.field)
+            else:
+                n = r.length(self.exp(e.vec, env))
+            return dtype_of(e.ity).type(n)
+        if isinstance(e, ir.SegVec):
+            return r.sd_field(self.exp(e.sd, env), e.field, dtype_of(e.ity))
+        if isinstance(e, ir.VecLit):
+            import numpy as np
+            dt = dtype_of(e.elem)
+            return r.vec_from_host(np.asarray([self.exp(x, env) for x in e.elems],
+                                              dtype=dt).reshape(-1))
+        if isinstance(e, ir.MakeSegDes):
+            lengths = self.exp(e.lengths, env)
+            try:
+                return r.make_sd(lengths, e.loc)
+            except LcuRuntimeError as err:
+                self._fail(err.location, err.message)
+        if isinstance(e, ir.Check):
+            if not bool(self.exp(e.cond, env)):
+                self._fail(e.loc, e.message)
+            return None
+        if isinstance(e, ir.Error):
+            self._fail(e.loc, e.message)
+        if isinstance(e, ir.Extern):
+            fn = self.externs.get(e.name)
+            if fn is None:
+                self._fail(e.loc, f"no host function '{e.name}' was supplied")
+            args = [self.exp(a, env) for a in e.args]
+            r.sync()                 # effects happen after every earlier kernel succeeded
+            return r.from_host(fn(*[r.to_host(a) for a in args]), e.ty)
+        raise TypeError(f"cannot evaluate {type(e).__name__} on the host: {e}")
+
+
+__all__ = ["Executor", "on_big_stack", "LcuRuntimeError"]

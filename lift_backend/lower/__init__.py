@@ -1,0 +1,45 @@
+"""Lowering of fused λcu kernels to OpenCL through Lift-style patterns, and the OpenCL runner.
+
+* :mod:`.cgen` — thunk bodies as OpenCL C (checked subscripts, wrapping integer arithmetic,
+  errors reported through the error buffer);
+* :mod:`.soacs` — each SOAC as one or more kernels (phases), each printed as the Lift expression
+  it implements;
+* :mod:`.runner` — :class:`OpenCLRunner`, the kernel runner of ``lambda_cu.executor`` that keeps
+  vectors on the device.
+
+``print_lift(program)`` and ``print_opencl(program)`` show, per λcu kernel, the Lift expressions
+and the generated OpenCL C (``nessie compile F --emit lift|opencl``).
+"""
+from __future__ import annotations
+
+from lambda_cu import ir
+
+
+def print_lift(prog: ir.Program) -> str:
+    """Per λcu kernel and SOAC: the phases (OpenCL kernels) and the Lift expression of each."""
+    from .runner import lower_kernel
+    out = []
+    for k in prog.kernels:
+        out.append(f"kernel {k.name}")
+        for b, ls in zip(k.binds, lower_kernel(k)):
+            out.append(f"  let ({', '.join(b.names)}) = {ls.soac.NAME}   "
+                       f"-- {len(ls.phases)} launch{'es' if len(ls.phases) != 1 else ''}")
+            for p in ls.phases:
+                out.append(f"    {p.name}: {p.lift}")
+        out.append("")
+    return "\n".join(out)
+
+
+def print_opencl(prog: ir.Program) -> str:
+    """The OpenCL C of every λcu kernel (one program per kernel, prelude shown once)."""
+    from .cgen import PRELUDE
+    from .runner import lower_kernel
+    out = ["// prelude (every program starts with it)", PRELUDE.strip(), ""]
+    for k in prog.kernels:
+        out.append(f"// ===== λcu kernel {k.name}")
+        for ls in lower_kernel(k):
+            out.append(ls.source)
+    return "\n".join(out)
+
+
+__all__ = ["print_lift", "print_opencl"]

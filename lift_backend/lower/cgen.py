@@ -1,0 +1,438 @@
+"""λcu thunk bodies as OpenCL C: the user functions of the lowered kernels.
+
+A λcu thunk ``{ xs => e using ys }`` is a first-order scalar function whose body may subscript the
+vectors (and segment-descriptor fields) named in ``using``.  Lowering turns it into straight-line
+OpenCL C inside the kernel that applies it (Lift inlines user functions the same way): every λcu
+value is a list of *components* (λcu tuples are flat), each a C expression of a base type.
+
+* ``v[e]`` (``Index``) reads the buffer through a *checked access*: an index outside ``0..#v-1``
+  reports the subscript's source location through the error buffer and reads nothing.
+* ``if c then a else b`` is a C ``if`` statement: only the branch taken runs, so an untaken branch
+  cannot fail (the semantics of λcu's ``If``).
+* Primitives that can fail (integer ``/``, ``rem``, ``mod``, ``^`` with a negative exponent,
+  ``isqrt``) report through the error buffer too; all integer arithmetic wraps (it is done on
+  unsigned values, never relying on C's undefined signed overflow).
+
+Errors: each failing *site* (a located subscript or primitive) gets a number in the order the
+sites appear in the SOAC's thunks — the order in which the numpy runner evaluates them — and the
+kernel does ``atomic_min(err, errbase + site)``: the smallest code wins, so the reported error is
+deterministic whatever the order in which work-items run.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+from lambda_cu import ir
+from lambda_cu.errors import MSG_BOUNDS, MSG_DIV0, MSG_ISQRT
+from lambda_cu.types import (BOOL, BoolT, CharT, FloatT, IntT, SegDesT, TupleT, Type, UnitT,
+                             VecT, flat_components)
+
+
+class LowerError(Exception):
+    """A λcu construct the OpenCL lowering does not handle (an internal limit, not a user error)."""
+
+
+def ctype(t: Type) -> str:
+    """The OpenCL C type of a λcu base type."""
+    if isinstance(t, IntT):
+        return "int" if t.width == 32 else "long"
+    if isinstance(t, FloatT):
+        return "double"
+    if isinstance(t, (BoolT, CharT)):
+        return "uchar"
+    raise LowerError(f"no OpenCL type for {t}")
+
+
+def utype(t: Type) -> str:
+    return "uint" if isinstance(t, IntT) and t.width == 32 else "ulong"
+
+
+def comps(t: Type) -> tuple[Type, ...]:
+    """Flat components of a GPU type (unit has none)."""
+    return tuple(c for c in flat_components(t) if not isinstance(c, UnitT))
+
+
+# ------------------------------------------------------------------------------------------------
+# the C prelude shared by every lowered kernel
+
+PRELUDE = r"""
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#pragma OPENCL FP_CONTRACT OFF
+#define NESSIE_ERR(code) atomic_min(err, (code))
+inline int nz_tdiv_i(int a, int b) { return b == -1 ? (int)(0u - (uint)a) : a / b; }
+inline long nz_tdiv_l(long a, long b) { return b == -1 ? (long)(0ul - (ulong)a) : a / b; }
+inline int nz_rem_i(int a, int b) { return b == -1 ? 0 : a % b; }
+inline long nz_rem_l(long a, long b) { return b == -1 ? 0 : a % b; }
+inline int nz_mod_i(int a, int b) { int r = nz_rem_i(a, b); return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r; }
+inline long nz_mod_l(long a, long b) { long r = nz_rem_l(a, b); return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r; }
+inline int nz_ipow_i(int a, int e) { uint r = 1u, b = (uint)a; uint k = (uint)e;
+  while (k) { if (k & 1u) r *= b; b *= b; k >>= 1; } return (int)r; }
+inline long nz_ipow_l(long a, long e) { ulong r = 1ul, b = (ulong)a; ulong k = (ulong)e;
+  while (k) { if (k & 1ul) r *= b; b *= b; k >>= 1; } return (long)r; }
+inline int nz_negpow_i(int a, int e) { return a == 1 ? 1 : (a == -1 ? ((e % 2 == 0) ? 1 : -1) : 0); }
+inline long nz_negpow_l(long a, long e) { return a == 1 ? 1 : (a == -1 ? ((e % 2 == 0) ? 1 : -1) : 0); }
+inline int nz_f2i(double x) {
+  if (!isfinite(x)) return (int)0x80000000u;
+  double r = fmod(x, 4294967296.0);
+  return (int)(uint)(ulong)(long)r; }
+inline long nz_f2l(double x) {
+  if (!isfinite(x)) return (long)0x8000000000000000ul;
+  double r = fmod(x, 18446744073709551616.0);
+  if (fabs(r) >= 9223372036854775808.0) r = r - copysign(18446744073709551616.0, r);
+  return (long)r; }
+inline long nz_isqrt(long x) {
+  if (x < 0) return 0;
+  long r = (long)floor(sqrt((double)x));
+  if (r * r > x) r -= 1;
+  if ((r + 1) * (r + 1) <= x) r += 1;
+  return r; }
+inline double nz_fmax(double a, double b) { return isnan(a) ? a : (a > b ? a : b); }
+inline double nz_fmin(double a, double b) { return isnan(a) ? a : (a < b ? a : b); }
+"""
+
+
+# ------------------------------------------------------------------------------------------------
+# sites and the code generator
+
+
+@dataclass
+class Sites:
+    """The failing sites of one lowered SOAC: ``(location, message)`` by site number (one number
+    per failing node, whichever of the SOAC's kernels evaluates it)."""
+    table: list[tuple[Optional[str], str]] = field(default_factory=list)
+    memo: dict = field(default_factory=dict)
+
+    def add(self, loc: Optional[str], message: str) -> int:
+        self.table.append((loc, message))
+        return len(self.table) - 1
+
+    def of(self, node: object, loc: Optional[str], message: str) -> int:
+        k = (node if isinstance(node, str) else id(node), loc, message)
+        if k not in self.memo:
+            self.memo[k] = self.add(loc, message)
+        return self.memo[k]
+
+
+@dataclass(frozen=True)
+class VecAccess:
+    """How a thunk reaches a vector: its buffer and length (C names) and element type."""
+    buf: str
+    length: str
+    elem: Type
+
+
+@dataclass
+class Val:
+    """A λcu value in C: one C expression per component, with the component types (``ty``: the
+    value's structured λcu type where known, for projections of nested tuples)."""
+    exprs: list[str]
+    types: list[Type]
+    ty: Optional[Type] = None
+
+
+class CGen:
+    """Emits the C statements of thunk applications into ``lines``.
+
+    ``vecs`` maps a vector's λcu name (``Var`` name, or ``sd.field`` for a ``SegVec``) to its
+    :class:`VecAccess`; thunk parameters, let-bound variables and ``using`` scalars are passed in
+    the ``env`` of :meth:`exp` as :class:`Val`.  Temporaries are named ``t<N>``."""
+
+    def __init__(self, vecs: dict[str, VecAccess], sites: Sites, indent: str = "    ") -> None:
+        self.vecs = vecs
+        self.sites = sites
+        self.lines: list[str] = []
+        self.indent = indent
+        self._n = 0
+
+    # -------------------------------------------------------------- helpers
+    def fresh(self) -> str:
+        self._n += 1
+        return f"t{self._n}"
+
+    def emit(self, line: str) -> None:
+        self.lines.append(self.indent + line)
+
+    def temp(self, t: Type, expr: str) -> str:
+        name = self.fresh()
+        self.emit(f"{ctype(t)} {name} = {expr};")
+        return name
+
+    def site(self, key: object, loc: Optional[str], message: str) -> int:
+        """The site number of a failing node (one number per node, whichever kernel of the SOAC
+        evaluates it)."""
+        return self.sites.of(key, loc, message)
+
+    def err(self, site: int) -> str:
+        return f"NESSIE_ERR(errbase + {site});"
+
+    def block(self, fn) -> list[str]:
+        """Run ``fn`` with a fresh line buffer (one level deeper); returns its lines."""
+        saved, saved_indent = self.lines, self.indent
+        self.lines, self.indent = [], self.indent + "  "
+        try:
+            fn()
+            return self.lines
+        finally:
+            self.lines, self.indent = saved, saved_indent
+
+    def vec(self, e: ir.Exp) -> VecAccess:
+        if isinstance(e, ir.Var):
+            key = e.name
+        elif isinstance(e, ir.SegVec) and isinstance(e.sd, ir.Var):
+            key = f"{e.sd.name}.{e.field}"
+        else:
+            raise LowerError(f"cannot subscript {e} in a thunk")
+        acc = self.vecs.get(key)
+        if acc is None:
+            raise LowerError(f"vector {key} is not available to this thunk")
+        return acc
+
+    # -------------------------------------------------------------- thunk application
+    def apply(self, th: ir.Thunk, args: list[Val], env: dict[str, Val]) -> Val:
+        """Apply a thunk to argument values (one :class:`Val` per parameter, or the flat
+        components of all parameters in one Val) in the scalar environment ``env``."""
+        inner = dict(env)
+        flat_e = [x for a in args for x in a.exprs]
+        flat_t = [x for a in args for x in a.types]
+        pos = 0
+        for p in th.params:
+            k = len(comps(p.ty))
+            inner[p.name] = Val(flat_e[pos:pos + k], flat_t[pos:pos + k], p.ty)
+            pos += k
+        return self.exp(th.body, inner)
+
+    # -------------------------------------------------------------- expressions
+    def exp(self, e: ir.Exp, env: dict[str, Val]) -> Val:
+        if isinstance(e, ir.Var):
+            v = env.get(e.name)
+            if v is None:
+                raise LowerError(f"unbound variable {e.name} in a thunk")
+            return v
+        if isinstance(e, ir.Const):
+            return Val([self.const(e.value, e.ty)] if not isinstance(e.ty, UnitT) else [],
+                       [e.ty] if not isinstance(e.ty, UnitT) else [])
+        if isinstance(e, ir.Tuple):
+            out = Val([], [])
+            for x in e.elems:
+                v = self.exp(x, env)
+                out.exprs += v.exprs
+                out.types += v.types
+            return out
+        if isinstance(e, ir.Proj):
+            return self.proj(e, env)
+        if isinstance(e, ir.Length):
+            acc = self.vec(e.vec)
+            return Val([self.temp(e.ity, f"({ctype(e.ity)}){acc.length}")], [e.ity])
+        if isinstance(e, ir.Index):
+            return self.index(e, env)
+        if isinstance(e, ir.PrimOp):
+            return self.prim(e, env)
+        if isinstance(e, ir.If):
+            return self.if_(e, env)
+        if isinstance(e, ir.Let):
+            v = self.exp(e.rhs, env)
+            inner = dict(env)
+            if len(e.vars) == 1:
+                inner[e.vars[0].name] = v
+            else:
+                parts = self._split(e.rhs, v, len(e.vars), env)
+                for var, part in zip(e.vars, parts):
+                    inner[var.name] = part
+            return self.exp(e.body, inner)
+        raise LowerError(f"{type(e).__name__} cannot appear in a thunk: {e}")
+
+    def _split(self, rhs: ir.Exp, v: Val, k: int, env: dict[str, Val]) -> list[Val]:
+        """Destructure a tuple value into ``k`` parts (by the tuple type of ``rhs``)."""
+        t = self.type_of(rhs, env)
+        if isinstance(t, TupleT) and len(t.elems) == k:
+            parts = list(t.elems)
+        else:
+            parts = list(comps(t))
+        out, pos = [], 0
+        for pt in parts:
+            n = len(comps(pt))
+            out.append(Val(v.exprs[pos:pos + n], v.types[pos:pos + n], pt))
+            pos += n
+        return out
+
+    def type_of(self, e: ir.Exp, env: dict[str, Val]) -> Type:
+        from lambda_cu.check import gpu_exp_type
+        tenv: dict[str, Type] = {}
+        for name, v in env.items():
+            if v.ty is not None:
+                tenv[name] = v.ty
+            else:
+                tenv[name] = v.types[0] if len(v.types) == 1 else TupleT(tuple(v.types))
+        for name, acc in self.vecs.items():
+            if "." not in name:
+                tenv[name] = VecT(acc.elem)
+            else:
+                tenv.setdefault(name.split(".")[0], SegDesT())
+        return gpu_exp_type(e, tenv)
+
+    def proj(self, e: ir.Proj, env: dict[str, Val]) -> Val:
+        v = self.exp(e.tup, env)
+        t = self.type_of(e.tup, env)
+        if not isinstance(t, TupleT):
+            raise LowerError(f"projection of a non-tuple in {e}")
+        pos = sum(len(comps(x)) for x in t.elems[:e.index])
+        n = len(comps(t.elems[e.index]))
+        return Val(v.exprs[pos:pos + n], v.types[pos:pos + n], t.elems[e.index])
+
+    @staticmethod
+    def const(value: object, t: Type) -> str:
+        if isinstance(t, IntT):
+            v = int(value)  # type: ignore[arg-type]
+            if t.width == 32:
+                return f"((int){v})" if v != -2**31 else "((int)0x80000000u)"
+            return f"((long){v}l)" if v != -2**63 else "((long)0x8000000000000000ul)"
+        if isinstance(t, FloatT):
+            x = float(value)  # type: ignore[arg-type]
+            if x != x:
+                return "(0.0/0.0)"
+            if x in (float("inf"), float("-inf")):
+                return "(1.0/0.0)" if x > 0 else "(-1.0/0.0)"
+            return f"({x.hex()})" if x != int(x) or abs(x) > 2**53 else f"({x!r})"
+        if isinstance(t, BoolT):
+            return "((uchar)1)" if value else "((uchar)0)"
+        if isinstance(t, CharT):
+            return f"((uchar){ord(value)})"  # type: ignore[arg-type]
+        raise LowerError(f"constant of type {t}")
+
+    def index(self, e: ir.Index, env: dict[str, Val]) -> Val:
+        acc = self.vec(e.vec)
+        iv = self.exp(e.idx, env)
+        ix = iv.exprs[0]
+        site = self.site(e, e.loc, MSG_BOUNDS)
+        out = self.fresh()
+        self.emit(f"{ctype(acc.elem)} {out};")
+        self.emit(f"if ((long)({ix}) < 0 || (long)({ix}) >= (long)({acc.length})) "
+                  f"{{ {self.err(site)} {out} = 0; }} else {out} = {acc.buf}[{ix}];")
+        return Val([out], [acc.elem])
+
+    def if_(self, e: ir.If, env: dict[str, Val]) -> Val:
+        c = self.exp(e.cond, env).exprs[0]
+        t = self.type_of(e, env)
+        ts = list(comps(t))
+        outs = [self.fresh() for _ in ts]
+        for o, ct in zip(outs, ts):
+            self.emit(f"{ctype(ct)} {o};")
+
+        def branch(x: ir.Exp):
+            def go():
+                v = self.exp(x, env)
+                for o, ex in zip(outs, v.exprs):
+                    self.emit(f"{o} = {ex};")
+            return go
+
+        then = self.block(branch(e.then))
+        else_ = self.block(branch(e.else_))
+        self.emit(f"if ({c}) {{")
+        self.lines += then
+        self.emit("} else {")
+        self.lines += else_
+        self.emit("}")
+        return Val(outs, ts)
+
+    # -------------------------------------------------------------- primitives
+    def prim(self, e: ir.PrimOp, env: dict[str, Val]) -> Val:
+        from lambda_cu.prims import result_type
+        args = [self.exp(a, env) for a in e.args]
+        a = [v.exprs[0] for v in args]
+        ats = [v.types[0] for v in args]
+        rt = result_type(e.op, tuple(ats), e.ty)
+        expr = self.prim_expr(e, a, ats, rt)
+        return Val([self.temp(rt, expr)], [rt])
+
+    def prim_expr(self, e: ir.PrimOp, a: list[str], ats: list[Type], rt: Type) -> str:
+        op = e.op
+        t0 = ats[0]
+        is_int = isinstance(t0, IntT)
+        is_float = isinstance(t0, FloatT)
+        sfx = "i" if not is_int or t0.width == 32 else "l"
+        ct = ctype(rt)
+        if op in ("add", "sub", "mul"):
+            sym = {"add": "+", "sub": "-", "mul": "*"}[op]
+            if is_int:
+                u = utype(t0)
+                return f"({ct})(({u}){a[0]} {sym} ({u}){a[1]})"
+            return f"({a[0]} {sym} {a[1]})"
+        if op == "neg":
+            return f"({ct})(0{'u' if t0.width == 32 else 'ul'} - ({utype(t0)}){a[0]})" if is_int \
+                else f"(-{a[0]})"
+        if op == "abs":
+            if is_int:
+                return f"({ct})({a[0]} < 0 ? 0{'u' if t0.width == 32 else 'ul'} - ({utype(t0)}){a[0]} : ({utype(t0)}){a[0]})"
+            return f"fabs({a[0]})"
+        if op in ("div", "rem", "mod"):
+            if is_float and op == "div":
+                return f"({a[0]} / {a[1]})"
+            site = self.site(e, e.loc, MSG_DIV0)
+            d = self.temp(t0, a[1])
+            self.emit(f"if ({d} == 0) {{ {self.err(site)} {d} = 1; }}")
+            fn = {"div": "nz_tdiv", "rem": "nz_rem", "mod": "nz_mod"}[op]
+            return f"{fn}_{sfx}({a[0]}, {d})"
+        if op == "pow":
+            if is_float:
+                return f"pow({a[0]}, (double){a[1]})"
+            ex = self.temp(t0, f"({ctype(t0)}){a[1]}")
+            site = self.site(e, e.loc, MSG_DIV0)
+            self.emit(f"if ({ex} < 0 && {a[0]} == 0) {{ {self.err(site)} }}")
+            return f"({ex} < 0 ? nz_negpow_{sfx}({a[0]}, {ex}) : nz_ipow_{sfx}({a[0]}, {ex}))"
+        if op in ("min", "max"):
+            if is_float:
+                return f"nz_f{op}({a[0]}, {a[1]})"
+            cmp = "<" if op == "min" else ">"
+            return f"({a[0]} {cmp} {a[1]} ? {a[0]} : {a[1]})"
+        if op in ("eq", "ne", "lt", "le", "gt", "ge"):
+            sym = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}[op]
+            return f"(uchar)({a[0]} {sym} {a[1]})"
+        if op == "not":
+            return f"(uchar)(!{a[0]})" if isinstance(t0, BoolT) else f"(~{a[0]})"
+        if op in ("and", "or", "xor"):
+            sym = {"and": "&", "or": "|", "xor": "^"}[op]
+            return f"({ct})({a[0]} {sym} {a[1]})"
+        if op in ("nand", "nor"):
+            sym = "&" if op == "nand" else "|"
+            if isinstance(t0, BoolT):
+                return f"(uchar)(!({a[0]} {sym} {a[1]}))"
+            return f"(~({a[0]} {sym} {a[1]}))"
+        if op in ("lshift", "rshift"):
+            bits = 31 if t0.width == 32 else 63
+            cnt = f"(({ctype(t0)}){a[1]} & {bits})"
+            if op == "lshift":
+                return f"({ct})(({utype(t0)}){a[0]} << {cnt})"
+            return f"({a[0]} >> {cnt})"
+        if op in ("sqrt", "exp", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh",
+                  "tanh"):
+            return f"{op}({a[0]})"
+        if op == "ln":
+            return f"log({a[0]})"
+        if op == "log":
+            return f"(log({a[0]}) / log({a[1]}))"
+        if op == "expt":
+            return f"pow({a[0]}, {a[1]})"
+        if op == "isqrt":
+            if e.loc is not None:
+                site = self.site(e, e.loc, MSG_ISQRT)
+                self.emit(f"if ({a[0]} < 0) {{ {self.err(site)} }}")
+            return f"({ct})nz_isqrt((long){a[0]})"
+        if op == "to_float":
+            return f"(double){a[0]}"
+        if op in ("trunc", "floor", "ceil", "round"):
+            fn = {"trunc": "trunc", "floor": "floor", "ceil": "ceil", "round": "rint"}[op]
+            conv = "nz_f2i" if rt.width == 32 else "nz_f2l"   # type: ignore[attr-defined]
+            return f"{conv}({fn}({a[0]}))"
+        if op in ("to_int", "btoi", "char_code"):
+            if isinstance(rt, IntT) and rt.width == 32 and isinstance(t0, IntT) and t0.width == 64:
+                return f"(int)(uint)(ulong){a[0]}"
+            return f"({ct}){a[0]}"
+        if op == "code_char":
+            return f"(uchar)({a[0]} & 255)"
+        if op == "select":
+            return f"({a[0]} ? {a[1]} : {a[2]})"
+        raise LowerError(f"primitive {op} has no OpenCL lowering")
+
+
+__all__ = ["CGen", "Sites", "Val", "VecAccess", "PRELUDE", "LowerError", "ctype", "comps"]

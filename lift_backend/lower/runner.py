@@ -1,0 +1,688 @@
+"""The OpenCL kernel runner of the λcu executor: vectors stay on the device.
+
+``OpenCLRunner(device=None)`` implements the runner interface of ``lambda_cu.executor``.  Values:
+
+* a vector is a :class:`DVec` (one device buffer: int32/int64/float64/uint8 for int/int64/float and
+  bool/char) — vectors of tuples are tuples of vectors already in λcu;
+* a segment descriptor is a :class:`DSd`: its ``lengths`` buffer, ``offsets`` (exclusive scan,
+  made with it) and the per-element segment ``ids``, built on first use and cached;
+* a scalar computed by a kernel lives in a one-element buffer while the kernel runs (later SOACs
+  of the same kernel read it there) and is read back when the kernel returns it to the host.
+
+Each λcu kernel is lowered (``lift_backend.lower.soacs``) and built as one OpenCL program on its
+first launch; the driver's binary cache (PoCL's ``~/.cache/pocl``, NVIDIA's own) makes later
+runs cheap.  Launches set their arguments and call ``enqueue_nd_range_kernel`` on one in-order
+queue, with no ``finish()`` between kernels; the host waits only where it needs a value (a count
+to allocate a filter's result, a scalar a kernel returns, a result to print).
+
+Runtime errors inside kernels go to a one-int error buffer with ``atomic_min(err, base + site)``:
+``base`` numbers the SOAC launches since the last synchronisation, ``site`` the failing node in
+that SOAC, so the first failing launch — and in it the first failing node in evaluation order —
+wins.  Every read-back checks the buffer first and raises the same ``LcuRuntimeError(location,
+message)`` as the numpy runner.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import time
+import weakref
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+import numpy as np
+
+from lambda_cu import ir
+from lambda_cu.errors import MSG_NEG_LENGTH, LcuRuntimeError
+from lambda_cu.types import BoolT, CharT, FloatT, IntT, SegDesT, TupleT, Type, UnitT, VecT
+from lambda_cu.values import SegDes, dtype_of
+
+from .cgen import PRELUDE, LowerError, ctype
+from .soacs import SUPPORT, LoweredSoac, cname, lower_soac
+
+_SITES = 4096                 # sites per SOAC launch in an error code
+_MAX_PENDING = 500_000        # launches between two synchronisations (codes stay below 2^31)
+_INT_MAX = 2**31 - 1
+
+
+def _dev_dtype(dt: np.dtype) -> np.dtype:
+    return np.dtype(np.uint8) if dt == np.bool_ else dt
+
+
+class DVec:
+    """A vector on the device: ``buf`` holds ``n`` elements of ``dtype`` (bool as uint8)."""
+    __slots__ = ("buf", "n", "dtype", "__weakref__")
+
+    def __init__(self, buf: Any, n: int, dtype: np.dtype) -> None:
+        self.buf, self.n, self.dtype = buf, int(n), np.dtype(dtype)
+
+    def __repr__(self) -> str:
+        return f"DVec(n={self.n}, {self.dtype})"
+
+
+class DScalar:
+    """A scalar a kernel computed, in a one-element device buffer."""
+    __slots__ = ("buf", "dtype", "__weakref__")
+
+    def __init__(self, buf: Any, dtype: np.dtype) -> None:
+        self.buf, self.dtype = buf, np.dtype(dtype)
+
+
+class DSd:
+    """A segment descriptor on the device (int32 lengths and offsets, ids built lazily)."""
+    __slots__ = ("lengths", "offsets", "count", "total", "_ids", "_casts")
+
+    def __init__(self, lengths: DVec, offsets: DVec, total: int) -> None:
+        self.lengths, self.offsets = lengths, offsets
+        self.count, self.total = lengths.n, int(total)
+        self._ids: Optional[DVec] = None
+        self._casts: dict = {}
+
+    def __repr__(self) -> str:
+        return f"DSd(count={self.count}, total={self.total})"
+
+
+@dataclass
+class Stats:
+    """What ``nessie run --stats`` reports for the OpenCL backend."""
+    launches: int = 0
+    kernels_built: int = 0
+    build_seconds: float = 0.0
+    bytes_to_device: int = 0
+    bytes_from_device: int = 0
+    live_bytes: int = 0
+    peak_bytes: int = 0
+    kernel_seconds: float = 0.0
+    syncs: int = 0
+    by_kernel: dict = field(default_factory=dict)
+
+
+def choose_device(spec: Optional[str] = None):
+    """The OpenCL device for ``spec``: ``None``/``"auto"`` (``PYOPENCL_CTX`` if set, else a GPU if
+    one is present, else the first CPU device — PoCL on a machine without a GPU), ``"cpu"``,
+    ``"gpu"`` or ``"P:D"`` (platform and device numbers, as ``PYOPENCL_CTX``)."""
+    import pyopencl as cl
+    try:
+        platforms = cl.get_platforms()
+    except cl.Error as e:
+        raise RuntimeError(f"no OpenCL platform found ({e})") from None
+    if spec in (None, "auto") and os.environ.get("PYOPENCL_CTX"):
+        spec = os.environ["PYOPENCL_CTX"]
+    devs = [(pi, di, d) for pi, p in enumerate(platforms) for di, d in enumerate(p.get_devices())]
+    if not devs:
+        raise RuntimeError("no OpenCL device found")
+    if spec in (None, "auto", ""):
+        gpus = [d for d in devs if d[2].type & cl.device_type.GPU]
+        return (gpus or devs)[0][2]
+    if spec in ("cpu", "gpu"):
+        want = cl.device_type.CPU if spec == "cpu" else cl.device_type.GPU
+        hits = [d for d in devs if d[2].type & want]
+        if not hits:
+            raise RuntimeError(f"no OpenCL {spec.upper()} device found (devices: "
+                               + ", ".join(f"{p}:{i} {d.name}" for p, i, d in devs) + ")")
+        return hits[0][2]
+    parts = spec.split(":")
+    try:
+        pi = int(parts[0])
+        di = int(parts[1]) if len(parts) > 1 and parts[1] != "" else 0
+        return platforms[pi].get_devices()[di]
+    except (ValueError, IndexError):
+        raise RuntimeError(f"no OpenCL device '{spec}' (devices: "
+                           + ", ".join(f"{p}:{i} {d.name}" for p, i, d in devs) + ")") from None
+
+
+class _Context:
+    """An OpenCL context, queue and the support program, shared by the runners of one device."""
+
+    def __init__(self, device) -> None:
+        import pyopencl as cl
+        self.cl = cl
+        self.device = device
+        if "cl_khr_fp64" not in device.extensions:
+            raise RuntimeError(f"the OpenCL device {device.name} lacks cl_khr_fp64: NESL floats "
+                               f"are doubles")
+        self.ctx = cl.Context([device])
+        self.queue = cl.CommandQueue(self.ctx)
+        self.is_gpu = bool(device.type & cl.device_type.GPU)
+        self.programs: dict[str, dict] = {}
+        self.support = _Kernels(self.build(PRELUDE + SUPPORT))
+
+    def build(self, src: str) -> dict:
+        """The kernels (name -> ``cl.Kernel``) of a program, built once per source text."""
+        ks = self.programs.get(src)
+        if ks is None:
+            import warnings
+            cl = self.cl
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    prg = cl.Program(self.ctx, src).build(options=["-cl-std=CL1.2"])
+            except cl.RuntimeError as e:   # pragma: no cover - a lowering bug
+                raise LowerError(f"OpenCL build failed:\n{e}\n--- source ---\n{src}") from None
+            ks = self.programs[src] = {k.function_name: k for k in prg.all_kernels()}
+        return ks
+
+
+class _Kernels:
+    def __init__(self, ks: dict) -> None:
+        self.__dict__.update(ks)
+
+
+_CONTEXTS: dict[Any, _Context] = {}
+
+
+def get_context(device) -> _Context:
+    """The shared context of a device (one per process: contexts are expensive to make)."""
+    key = device.int_ptr
+    c = _CONTEXTS.get(key)
+    if c is None:
+        c = _CONTEXTS[key] = _Context(device)
+    return c
+
+
+class _LoweredKernel:
+    def __init__(self, k: ir.Kernel, soacs: list[LoweredSoac], cl_kernels: dict) -> None:
+        self.kernel = k
+        self.soacs = soacs
+        self.cl_kernels = cl_kernels
+
+
+def lower_kernel(k: ir.Kernel) -> list[LoweredSoac]:
+    """Every SOAC of a λcu kernel, lowered (scalars bound by SOACs live on the device)."""
+    from lambda_cu.check import check_kernel
+    tenv = check_kernel(k)
+    dev_scalars: set[str] = set()
+    out = []
+    for b in k.binds:
+        ls = lower_soac(f"{cname(k.name)}_{len(out)}", b.soac, tenv, frozenset(dev_scalars))
+        out.append(ls)
+        for v, t in zip(b.vars, ls.out_types):
+            if not isinstance(t, (VecT, SegDesT)):
+                dev_scalars.add(v.name)
+    return out
+
+
+def kernel_source(soacs: list[LoweredSoac]) -> str:
+    return PRELUDE + "\n" + "\n".join(s.source for s in soacs)
+
+
+class OpenCLRunner:
+    """The OpenCL runner (see the module docstring)."""
+
+    name = "opencl"
+
+    def __init__(self, device: Any = None, profile: bool = False) -> None:
+        import pyopencl as cl
+        self.cl = cl
+        if device is None or isinstance(device, str):
+            device = choose_device(device)
+        self.c = get_context(device)
+        self.ctx, self.queue = self.c.ctx, self.c.queue
+        self.device = device
+        self.stats = Stats()
+        self._lowered: dict[str, _LoweredKernel] = {}
+        self._pending: list = []          # sites of each SOAC launched since the last sync
+        self._temps = 0
+        self.err = self._alloc(4)
+        self._temps = 0
+        cl.enqueue_fill_buffer(self.queue, self.err, np.int32(_INT_MAX), 0, 4)
+        cu = max(1, device.max_compute_units)
+        if self.c.is_gpu:
+            self.max_chunks, self.min_chunk, self.map_items = 8192, 64, 1 << 22
+        else:
+            self.max_chunks, self.min_chunk, self.map_items = max(64, 32 * cu), 2048, 1 << 22
+        self.s = self.c.support
+
+    # ------------------------------------------------------------------ memory
+    def _alloc(self, nbytes: int, owner: Any = None):
+        """A device buffer of ``nbytes``; its size counts as live until ``owner`` dies (or, with
+        no owner, until the SOAC being run finishes: a temporary)."""
+        cl = self.cl
+        size = max(int(nbytes), 8)
+        buf = cl.Buffer(self.ctx, cl.mem_flags.READ_WRITE, size)
+        st = self.stats
+        st.live_bytes += size
+        st.peak_bytes = max(st.peak_bytes, st.live_bytes)
+        if owner is None:
+            self._temps += size
+        return buf
+
+    def _own(self, owner: Any, nbytes: int) -> None:
+        size = max(int(nbytes), 8)
+        self._temps -= size
+        weakref.finalize(owner, _release, self.stats, size)
+
+    def _end_temps(self) -> None:
+        self.stats.live_bytes -= self._temps
+        self._temps = 0
+
+    def new_vec(self, n: int, dtype: np.dtype) -> DVec:
+        dt = np.dtype(dtype)
+        nbytes = n * _dev_dtype(dt).itemsize
+        v = DVec(self._alloc(nbytes), n, dt)
+        self._own(v, nbytes)
+        return v
+
+    def new_scalar(self, dtype: np.dtype) -> DScalar:
+        v = DScalar(self._alloc(8), dtype)
+        self._own(v, 8)
+        return v
+
+    def upload(self, a: np.ndarray) -> DVec:
+        a = np.ascontiguousarray(a)
+        dt = a.dtype
+        v = self.new_vec(a.shape[0], dt)
+        if a.shape[0]:
+            host = a.view(np.uint8) if dt == np.bool_ else a
+            self.cl.enqueue_copy(self.queue, v.buf, host, is_blocking=False)
+            self.stats.bytes_to_device += host.nbytes
+            # keep the host array alive until the copy is done
+            self._keep = getattr(self, "_keep", [])
+            self._keep.append(host)
+        return v
+
+    def download(self, v: DVec) -> np.ndarray:
+        out = np.empty(v.n, dtype=_dev_dtype(v.dtype))
+        if v.n:
+            self._read([(out, v.buf)])
+        return out.view(np.bool_) if v.dtype == np.bool_ else out
+
+    def _read(self, pairs: list) -> None:
+        """Blocking reads of ``(host array, buffer)`` pairs, after checking the error buffer."""
+        cl = self.cl
+        errv = np.empty(1, dtype=np.int32)
+        cl.enqueue_copy(self.queue, errv, self.err, is_blocking=False)
+        for host, buf in pairs:
+            cl.enqueue_copy(self.queue, host, buf, is_blocking=False)
+            self.stats.bytes_from_device += host.nbytes
+        self.queue.finish()
+        self._keep = []
+        self.stats.syncs += 1
+        self._raise_pending(int(errv[0]))
+
+    def _raise_pending(self, code: int) -> None:
+        if code != _INT_MAX:
+            seq, site = divmod(code, _SITES)
+            loc, msg = self._pending[seq].table[site]
+            self._pending = []
+            self.cl.enqueue_fill_buffer(self.queue, self.err, np.int32(_INT_MAX), 0, 4)
+            self.queue.finish()
+            raise LcuRuntimeError(loc, msg)
+        self._pending = []
+
+    def sync(self) -> None:
+        if not self._pending:
+            return
+        self._read([])
+
+    def read_scalar(self, s: DScalar) -> Any:
+        out = np.empty(1, dtype=_dev_dtype(s.dtype))
+        self._read([(out, s.buf)])
+        v = out.view(np.bool_)[0] if s.dtype == np.bool_ else out[0]
+        return v
+
+    # ------------------------------------------------------------------ launches
+    def launch(self, kern: Any, gsize: int, args: list) -> None:
+        if gsize <= 0:
+            return
+        kern.set_args(*args)
+        self.cl.enqueue_nd_range_kernel(self.queue, kern, (int(gsize),), None)
+        self.stats.launches += 1
+
+    def chunks(self, n: int) -> int:
+        if n <= 0:
+            return 0
+        return int(max(1, min(self.max_chunks, n // self.min_chunk, n)))
+
+    def _errbase(self, ls: Any) -> np.int32:
+        if len(self._pending) >= _MAX_PENDING:
+            self.sync()
+        self._pending.append(ls.sites)
+        return np.int32(len(self._pending) - 1) * np.int32(_SITES)
+
+    # ------------------------------------------------------------------ runner interface
+    def lowered(self, k: ir.Kernel) -> _LoweredKernel:
+        lk = self._lowered.get(k.name)
+        if lk is None or lk.kernel is not k:
+            soacs = lower_kernel(k)
+            for s in soacs:
+                if len(s.sites.table) >= _SITES:
+                    raise LowerError(f"kernel {k.name}: more than {_SITES} failing sites in one SOAC")
+            t0 = time.perf_counter()
+            src = kernel_source(soacs)
+            ks = self.c.build(src)
+            dt = time.perf_counter() - t0
+            self.stats.kernels_built += sum(len(s.phases) for s in soacs)
+            self.stats.build_seconds += dt
+            lk = self._lowered[k.name] = _LoweredKernel(k, soacs, ks)
+        return lk
+
+    def run_kernel(self, k: ir.Kernel, args: list) -> Any:
+        lk = self.lowered(k)
+        kenv = {p.name: a for p, a in zip(k.params, args)}
+        for b, ls in zip(k.binds, lk.soacs):
+            try:
+                vals = self.run_soac(ls, lk.cl_kernels, kenv)
+            finally:
+                self._end_temps()
+            for v, x in zip(b.vars, vals):
+                kenv[v.name] = x
+        res = []
+        for r in k.returns:
+            v = kenv[r.name]
+            res.append(self.read_scalar(v) if isinstance(v, DScalar) else v)
+        return res[0] if len(res) == 1 else tuple(res)
+
+    @staticmethod
+    def length(v: DVec) -> int:
+        return v.n
+
+    def sd_field(self, sd: DSd, field: str, dtype: np.dtype) -> DVec:
+        base = {"lengths": sd.lengths, "offsets": sd.offsets}.get(field) or self.sd_ids(sd)
+        if np.dtype(dtype) == base.dtype:
+            return base
+        key = (field, np.dtype(dtype))
+        hit = sd._casts.get(key)
+        if hit is None:
+            hit = self.new_vec(base.n, dtype)
+            self.launch(self.s.nz_cast_i2l, min(base.n, self.map_items), [base.buf, np.int64(base.n), hit.buf])
+            sd._casts[key] = hit
+        return hit
+
+    @staticmethod
+    def sd_field_length(sd: DSd, field: str) -> int:
+        return sd.total if field == "ids" else sd.count
+
+    def sd_ids(self, sd: DSd) -> DVec:
+        if sd._ids is None:
+            ids = self.new_vec(sd.total, np.int32)
+            self.launch(self.s.nz_sd_ids, min(sd.total, self.map_items),
+                        [sd.offsets.buf, np.int64(sd.count), np.int64(sd.total), ids.buf])
+            sd._ids = ids
+        return sd._ids
+
+    def vec_from_host(self, a: np.ndarray) -> DVec:
+        return self.upload(a)
+
+    def make_sd(self, lengths: DVec, loc: Optional[str]) -> DSd:
+        if lengths.dtype != np.int32:
+            conv = self.new_vec(lengths.n, np.int32)
+            self.launch(self.s.nz_cast_l2i, min(lengths.n, self.map_items),
+                        [lengths.buf, np.int64(lengths.n), conv.buf])
+            lengths = conv
+        n = lengths.n
+        offs = self.new_vec(n, np.int32)
+        P = self.chunks(n)
+        sums = self._alloc(8 * max(P, 1))
+        neg = self._alloc(4)
+        total = self._alloc(8)
+        self.cl.enqueue_fill_buffer(self.queue, neg, np.int32(0), 0, 4)
+        self.cl.enqueue_fill_buffer(self.queue, total, np.int64(0), 0, 8)
+        if P:
+            self.launch(self.s.nz_sd_chunks, P, [lengths.buf, np.int64(n), np.int64(P), sums, neg])
+            self.launch(self.s.nz_sd_carry, 1, [sums, np.int64(P), total])
+            self.launch(self.s.nz_sd_offsets, P, [lengths.buf, np.int64(n), np.int64(P), sums, offs.buf])
+        h_neg = np.empty(1, np.int32)
+        h_tot = np.empty(1, np.int64)
+        self._read([(h_neg, neg), (h_tot, total)])
+        if h_neg[0]:
+            raise LcuRuntimeError(loc, MSG_NEG_LENGTH)
+        if h_tot[0] > _INT_MAX:
+            raise LcuRuntimeError(loc, "RUNTIME ERROR: nested sequence of more than 2^31 - 1 "
+                                       "elements (the OpenCL backend's limit)")
+        return DSd(lengths, offs, int(h_tot[0]))
+
+    def sd_from_lengths(self, lengths: np.ndarray) -> DSd:
+        sd = SegDes(lengths)
+        lv = self.upload(sd.lengths.astype(np.int32))
+        ov = self.upload(sd.offsets.astype(np.int32))
+        return DSd(lv, ov, sd.total)
+
+    def to_host(self, v: Any) -> Any:
+        if isinstance(v, DVec):
+            return self.download(v)
+        if isinstance(v, DSd):
+            return SegDes(self.download(v.lengths).astype(np.int64))
+        if isinstance(v, DScalar):
+            return self.read_scalar(v)
+        if isinstance(v, tuple):
+            return tuple(self.to_host(x) for x in v)
+        return v
+
+    def from_host(self, v: Any, ty: Type) -> Any:
+        if isinstance(ty, VecT):
+            a = np.asarray(v)
+            dt = dtype_of(ty.elem)
+            return self.upload(a.astype(dt, copy=False).reshape(-1))
+        if isinstance(ty, SegDesT):
+            return self.sd_from_lengths(v.lengths if isinstance(v, SegDes) else np.asarray(v))
+        if isinstance(ty, TupleT):
+            return tuple(self.from_host(x, t) for x, t in zip(v, ty.elems))
+        return v
+
+    @staticmethod
+    def coerce(v: Any, ty: Type) -> Any:
+        from lambda_cu.interp import coerce
+        return coerce(v, ty)
+
+    @staticmethod
+    def host_prim(op: str, args: list, ty: Optional[Type], loc: Optional[str]) -> Any:
+        from lambda_cu.interp import apply_prim
+        return apply_prim(op, args, ty, loc)
+
+    # ------------------------------------------------------------------ SOAC plans
+    def _ctx_args(self, ls: LoweredSoac, kenv: dict) -> list:
+        out: list = []
+        for p in ls.ctx.params:
+            v = kenv[p.name]
+            if p.kind == "vecbuf":
+                out.append(v.buf)
+            elif p.kind == "veclen":
+                out.append(np.int64(v.n))
+            elif p.kind == "sdbuf":
+                out.append(self.sd_field(v, p.extra, np.int32).buf)
+            elif p.kind == "sdlen":
+                out.append(np.int64(self.sd_field_length(v, p.extra)))
+            elif p.kind == "devscalar":
+                out.append((v[p.extra] if isinstance(v, tuple) else v).buf)
+            else:   # host scalar (component p.extra of a flat tuple)
+                x = _flat(v)[p.extra]
+                out.append(_np_scalar(x, p.decl))
+        return out
+
+    def _size(self, e: ir.Exp, kenv: dict) -> int:
+        if isinstance(e, ir.Var):
+            v = kenv[e.name]
+            return int(self.read_scalar(v) if isinstance(v, DScalar) else v)
+        if isinstance(e, ir.Const):
+            return int(e.value)
+        if isinstance(e, ir.Length):
+            if isinstance(e.vec, ir.SegVec):
+                return self.sd_field_length(kenv[e.vec.sd.name], e.vec.field)
+            return kenv[e.vec.name].n
+        raise LowerError(f"not a size expression: {e}")
+
+    def run_soac(self, ls: LoweredSoac, ks: dict, kenv: dict) -> list:
+        s = ls.soac
+        L = np.int64
+        tau = [dtype_of(t) for t in ls.elem_types]
+        base = ls.phases[0].name.rsplit("_", 1)[0]
+        K = lambda suffix: ks[f"{base}_{suffix}"]   # noqa: E731
+        if isinstance(s, ir.Once):
+            outs = [self.new_scalar(dt) for dt in tau]
+            ctx = self._ctx_args(ls, kenv) + [self.err, self._errbase(ls)]
+            self.launch(K("once"), 1, ctx + [o.buf for o in outs])
+            return outs
+        if s.SEGMENTED:
+            sd: DSd = kenv[s.sd.name]
+            n = sd.total
+        else:
+            n = self._size(s.size, kenv)
+        if n < 0:
+            raise LcuRuntimeError(None, f"RUNTIME ERROR: negative iteration size {n} in {s.NAME}")
+        ctx = self._ctx_args(ls, kenv) + [self.err, self._errbase(ls)]
+        G = min(n, self.map_items)
+        if isinstance(s, ir.Map):
+            outs = [self.new_vec(n, dt) for dt in tau]
+            self.launch(K("map"), G, ctx + [L(n)] + [o.buf for o in outs])
+            return outs
+        if isinstance(s, (ir.Reduce, ir.Scan, ir.SegReduce, ir.SegScan)):
+            P = self.chunks(n)
+            seg = s.SEGMENTED
+            scan = isinstance(s, (ir.Scan, ir.SegScan))
+            parts = [self._alloc(dt.itemsize * max(P, 1)) for dt in tau]
+            pstart = self._alloc(max(P, 1)) if seg else None
+            if isinstance(s, ir.Reduce):
+                outs = [self.new_scalar(dt) for dt in tau]
+            elif isinstance(s, ir.SegReduce):
+                outs = [self.new_vec(sd.count, dt) for dt in tau]
+            else:
+                outs = [self.new_vec(n, dt) for dt in tau]
+            if isinstance(s, ir.SegReduce):
+                self.launch(K("init"), min(sd.count, self.map_items), ctx + [L(sd.count)] + [o.buf for o in outs])
+            if P:
+                self.launch(K("chunks"), P, ctx + [L(n), L(P)] + parts + ([pstart] if seg else []))
+            if scan or seg:
+                if P:
+                    carry = [self._alloc(dt.itemsize * P) for dt in tau]
+                    self.launch(K("carry"), 1, ctx + [L(P)] + parts + ([pstart] if seg else []) + carry)
+                    self.launch(K("scan"), P, ctx + [L(n), L(P)] + carry + [o.buf for o in outs])
+            else:
+                self.launch(K("carry"), 1, ctx + [L(P)] + parts + [o.buf for o in outs])
+            return outs
+        if isinstance(s, (ir.Filter, ir.Partition, ir.SegFilter, ir.SegPartition)):
+            part = isinstance(s, (ir.Partition, ir.SegPartition))
+            seg = s.SEGMENTED
+            P = self.chunks(n)
+            counts = self._alloc(8 * max(P, 1))
+            total = self._alloc(8)
+            kept_n = 0
+            pre = self._alloc(8 * (n + 1)) if seg else None
+            if P:
+                self.launch(K("count"), P, ctx + [L(n), L(P), counts])
+                self.launch(K("offsets"), 1, ctx + [L(P), counts, total])
+                h = np.empty(1, np.int64)
+                self._read([(h, total)])
+                kept_n = int(h[0])
+            outs = [self.new_vec(kept_n, dt) for dt in tau]
+            rej = [self.new_vec(n - kept_n, dt) for dt in tau] if part else []
+            if P:
+                self.launch(K("write"), P, ctx + [L(n), L(P), counts] + [o.buf for o in outs] +
+                            [r.buf for r in rej] + ([pre] if seg else []))
+            if not seg:
+                return outs + rej
+            kept_l = self.new_vec(sd.count, np.int32)
+            rej_l = self.new_vec(sd.count, np.int32) if part else None
+            if n == 0:
+                self.cl.enqueue_fill_buffer(self.queue, pre, np.int64(0), 0, 8)
+            self.launch(K("counts"), min(sd.count, self.map_items),
+                        ctx + [L(sd.count), pre, kept_l.buf] + ([rej_l.buf] if part else []))
+            kept_sd = self._sd_of_lengths(kept_l, kept_n)
+            if not part:
+                return outs + [kept_sd]
+            return outs + [kept_sd] + rej + [self._sd_of_lengths(rej_l, n - kept_n)]
+        if isinstance(s, (ir.Permute, ir.SegPermute)):
+            seen = self._alloc(4 * max(n, 1))
+            self.cl.enqueue_fill_buffer(self.queue, seen, np.int32(0), 0, 4 * max(n, 1))
+            outs = [self.new_vec(n, dt) for dt in tau]
+            self.launch(K("permute"), G, ctx + [L(n), L(n), seen] + [o.buf for o in outs])
+            return outs
+        if isinstance(s, ir.Scatter):
+            dsts = [kenv[d.name] for d in s.dsts]
+            m = dsts[0].n
+            ok = np.int32(all(d.n == m for d in dsts))
+            outs = []
+            for d in dsts:
+                o = self.new_vec(d.n, d.dtype)
+                if d.n:
+                    self.cl.enqueue_copy(self.queue, o.buf, d.buf,
+                                         byte_count=d.n * _dev_dtype(d.dtype).itemsize)
+                outs.append(o)
+            win = self._alloc(4 * max(m, 1))
+            self.cl.enqueue_fill_buffer(self.queue, win, np.int32(-1), 0, 4 * max(m, 1))
+            self.launch(K("claim"), G, ctx + [L(n), L(m), ok, win])
+            self.launch(K("write"), G, ctx + [L(n), L(m), ok, win] + [o.buf for o in outs])
+            return outs
+        if isinstance(s, (ir.Rank, ir.SegRank)):
+            return [self._rank(ls, K, ctx, n, kenv)]
+        raise LowerError(f"{s.NAME} has no OpenCL plan")
+
+    def _sd_of_lengths(self, lengths: DVec, total: int) -> DSd:
+        """A descriptor of lengths computed on the device whose total is known."""
+        n = lengths.n
+        offs = self.new_vec(n, np.int32)
+        P = self.chunks(n)
+        if P:
+            sums = self._alloc(8 * P)
+            neg = self._alloc(4)
+            tot = self._alloc(8)
+            self.launch(self.s.nz_sd_chunks, P, [lengths.buf, np.int64(n), np.int64(P), sums, neg])
+            self.launch(self.s.nz_sd_carry, 1, [sums, np.int64(P), tot])
+            self.launch(self.s.nz_sd_offsets, P, [lengths.buf, np.int64(n), np.int64(P), sums, offs.buf])
+        return DSd(lengths, offs, total)
+
+    def _rank(self, ls: LoweredSoac, K, ctx: list, n: int, kenv: dict) -> DVec:
+        s = ls.soac
+        bits = ls.info["key_bits"]
+        ukey = np.uint32 if bits <= 32 else np.uint64
+        out = self.new_vec(n, dtype_of(s.f.params[0].ty))
+        if n == 0:
+            return out
+        keys = [self._alloc(np.dtype(ukey).itemsize * n) for _ in range(2)]
+        idx = [self._alloc(4 * n) for _ in range(2)]
+        self.launch(K("keys"), min(n, self.map_items), ctx + [np.int64(n), keys[0], idx[0]])
+        P = self.chunks(n)
+        hist = self._alloc(4 * 256 * P)
+        L = np.int64
+        cur = 0
+        hk = self.s.nz_radix_hist32 if bits <= 32 else self.s.nz_radix_hist64
+        sk = self.s.nz_radix_scatter32 if bits <= 32 else self.s.nz_radix_scatter64
+        for shift in range(0, bits, 8):
+            self.launch(hk, P, [keys[cur], L(n), L(P), np.int32(shift), hist])
+            self.launch(self.s.nz_exscan_int, 1, [hist, L(256 * P)])
+            self.launch(sk, P, [keys[cur], idx[cur], L(n), L(P), np.int32(shift), hist,
+                                keys[1 - cur], idx[1 - cur]])
+            cur = 1 - cur
+        if isinstance(s, ir.SegRank):
+            sd: DSd = kenv[s.sd.name]
+            ids = self.sd_ids(sd)
+            segbits = max(1, int(sd.count - 1).bit_length())
+            for shift in range(0, segbits, 8):
+                self.launch(self.s.nz_radix_histseg, P, [idx[cur], ids.buf, L(n), L(P), np.int32(shift), hist])
+                self.launch(self.s.nz_exscan_int, 1, [hist, L(256 * P)])
+                self.launch(self.s.nz_radix_scatterseg, P, [idx[cur], ids.buf, L(n), L(P), np.int32(shift),
+                                                            hist, idx[1 - cur]])
+                cur = 1 - cur
+            self.launch(self.s.nz_segrank_out, min(n, self.map_items),
+                        [idx[cur], ids.buf, sd.offsets.buf, L(n), out.buf])
+        else:
+            self.launch(self.s.nz_rank_out, min(n, self.map_items), [idx[cur], L(n), out.buf])
+        return out
+
+
+def _release(st: Stats, size: int) -> None:
+    st.live_bytes -= size
+
+
+def _flat(v: Any) -> list:
+    if isinstance(v, tuple):
+        out: list = []
+        for x in v:
+            out.extend(_flat(x))
+        return out
+    return [v]
+
+
+_NP_OF_C = {"int": np.int32, "long": np.int64, "double": np.float64, "uchar": np.uint8}
+
+
+def _np_scalar(x: Any, decl: str) -> Any:
+    ct = decl.split()[1]
+    t = _NP_OF_C[ct]
+    if isinstance(x, str):
+        x = ord(x)
+    return t(x) if t is not np.uint8 else np.uint8(int(x))
+
+
+__all__ = ["OpenCLRunner", "DVec", "DSd", "DScalar", "Stats", "choose_device", "lower_kernel",
+           "kernel_source", "get_context"]

@@ -1,0 +1,678 @@
+"""Lowering of λcu SOAC applications to OpenCL kernels.
+
+Each ``let xs = SOAC ...`` of a fused λcu kernel becomes a :class:`LoweredSoac`: the OpenCL C of
+one or more kernels (the *phases*), the Lift-style expression each phase implements (printed by
+``nessie compile --emit lift``), and a host plan (:meth:`LoweredSoac.run`) that allocates the
+results and launches the phases on a runner (``lift_backend.lower.runner``).
+
+Strategies (chosen here, visible in the printed Lift; the C printer makes no decisions):
+
+* element-wise patterns (MAP, PERMUTE, SCATTER, the gathers inside thunks) use ``mapGlb`` over an
+  index-space generator: work-item ``g`` handles indices ``g, g + G, g + 2G, ...``;
+* order-dependent patterns (REDUCE, SCAN, FILTER, PARTITION, the segmented forms, RANK) split
+  the index space into ``P`` contiguous *chunks* (``split`` by ``ceil(n/P)``): each work-item
+  folds its chunk sequentially (``reduceSeq``), one work-item combines the ``P`` chunk results
+  in order, and a last pass redoes each chunk from its carry-in.  The combination order is the
+  sequential order regrouped by chunk, so any associative operator gives the sequential result
+  (floating-point sums differ only by rounding, which the tests compare with a tolerance);
+* segmented reductions and scans run over the flat elements with the segmented lifting of the
+  operator (a chunk that holds a segment start restarts from ``init``), so their time does not
+  depend on the segment lengths: one long segment and a million short ones cost the same;
+* RANK / SEG_RANK are a stable LSD radix sort of (key, index) pairs, 8 bits a pass, with the
+  per-chunk histograms scanned in digit-major order (SEG_RANK sorts by key, then stably by
+  segment number).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from lambda_cu import ir
+from lambda_cu.errors import MSG_PERMUTE, MSG_SCATTER, MSG_SCATTER_LENGTHS
+from lambda_cu.types import (BoolT, CharT, FloatT, IntT, SegDesT, TupleT, Type, VecT,
+                             flat_components)
+
+from .cgen import CGen, LowerError, Sites, Val, VecAccess, comps, ctype
+
+
+def cname(name: str) -> str:
+    return "v_" + re.sub(r"\W", lambda m: f"_{ord(m.group()):x}_", name)
+
+
+# ------------------------------------------------------------------------------------------------
+# the context of one SOAC: what its thunks read
+
+
+def _segvec_uses(e: Any, out: set) -> None:
+    """(sd name, field, 'buf' | 'len') for every segment-descriptor field an expression reads."""
+    if isinstance(e, ir.Length) and isinstance(e.vec, ir.SegVec):
+        out.add((e.vec.sd.name, e.vec.field, "len"))
+        return
+    if isinstance(e, ir.SegVec):
+        out.add((e.sd.name, e.field, "buf"))
+        return
+    if isinstance(e, ir.Length) and isinstance(e.vec, ir.Var):
+        out.add((e.vec.name, None, "len"))
+        return
+    if isinstance(e, ir.Index) and isinstance(e.vec, ir.Var):
+        out.add((e.vec.name, None, "buf"))
+        _segvec_uses(e.idx, out)
+        return
+    if isinstance(e, (ir.Exp, ir.Thunk)):
+        import dataclasses
+        for f in dataclasses.fields(e):
+            v = getattr(e, f.name)
+            if isinstance(v, (ir.Exp, ir.Thunk)):
+                _segvec_uses(v, out)
+            elif isinstance(v, tuple):
+                for x in v:
+                    if isinstance(x, (ir.Exp, ir.Thunk)):
+                        _segvec_uses(x, out)
+
+
+@dataclass
+class Param:
+    """A kernel parameter: C declaration and how the runner supplies it."""
+    decl: str
+    kind: str            # 'vecbuf' | 'veclen' | 'sdbuf' | 'sdlen' | 'host' | 'devscalar'
+    name: str            # λcu variable
+    extra: Any = None    # sd field, or tuple component index
+
+
+class Context:
+    """The kernel parameters through which a SOAC's thunks reach the kernel's variables."""
+
+    def __init__(self, soac: ir.Soac, tenv: dict[str, Type], dev_scalars: frozenset[str],
+                 own_sd_fields: tuple[str, ...] = ()) -> None:
+        uses: set = set()
+        for th in soac.thunks():
+            _segvec_uses(th.body, uses)
+        if soac.shape is not None:
+            _segvec_uses(soac.shape, uses)
+        for e in soac.init_exps:
+            _segvec_uses(e, uses)
+        if soac.SEGMENTED:
+            for f in own_sd_fields:
+                uses.add((soac.sd.name, f, "buf"))
+                uses.add((soac.sd.name, f, "len"))
+        names = set(ir.soac_reads(soac))
+        self.params: list[Param] = []
+        self.prologue: list[str] = []
+        self.env: dict[str, Val] = {}
+        self.vecs: dict[str, VecAccess] = {}
+        for name in sorted(names | {u[0] for u in uses}):
+            t = tenv[name]
+            c = cname(name)
+            if isinstance(t, VecT):
+                want = {k for (n, f, k) in uses if n == name and f is None}
+                self.params.append(Param(f"global const {ctype(t.elem)}* restrict {c}", "vecbuf", name))
+                self.params.append(Param(f"long {c}_n", "veclen", name))
+                self.vecs[name] = VecAccess(c, f"{c}_n", t.elem)
+                del want
+            elif isinstance(t, SegDesT):
+                fields = sorted({f for (n, f, k) in uses if n == name and f is not None})
+                for f in fields:
+                    has_buf = (name, f, "buf") in uses
+                    if has_buf:
+                        self.params.append(Param(f"global const int* restrict {c}_{f}", "sdbuf", name, f))
+                    self.params.append(Param(f"long {c}_{f}_n", "sdlen", name, f))
+                    self.vecs[f"{name}.{f}"] = VecAccess(f"{c}_{f}" if has_buf else "0",
+                                                         f"{c}_{f}_n", IntT(32))
+            else:
+                cs = comps(t)
+                exprs = []
+                for j, ct in enumerate(cs):
+                    cn = f"{c}_{j}"
+                    if name in dev_scalars:
+                        self.params.append(Param(f"global const {ctype(ct)}* restrict {cn}_p",
+                                                 "devscalar", name, j))
+                        self.prologue.append(f"  const {ctype(ct)} {cn} = {cn}_p[0];")
+                    else:
+                        self.params.append(Param(f"const {ctype(ct)} {cn}", "host", name, j))
+                    exprs.append(cn)
+                self.env[name] = Val(exprs, list(cs), t)
+
+    def decls(self) -> list[str]:
+        return [p.decl for p in self.params] + ["global int* err", "const int errbase"]
+
+
+# ------------------------------------------------------------------------------------------------
+# lowered SOACs
+
+
+@dataclass
+class Phase:
+    """One OpenCL kernel of a lowered SOAC."""
+    name: str
+    lift: str            # the Lift expression this kernel implements
+    source: str
+
+
+@dataclass
+class LoweredSoac:
+    """A SOAC as OpenCL kernels plus the host plan that launches them."""
+    soac: ir.Soac
+    kind: str
+    ctx: Context
+    sites: Sites
+    phases: list[Phase]
+    out_types: tuple[Type, ...]          # one per bound variable
+    elem_types: tuple[Type, ...]         # components of f's result (τ)
+    info: dict = field(default_factory=dict)
+
+    @property
+    def source(self) -> str:
+        return "\n".join(p.source for p in self.phases)
+
+
+class _Builder:
+    """Helpers to write the phases of one SOAC."""
+
+    def __init__(self, kname: str, soac: ir.Soac, ctx: Context, sites: Sites) -> None:
+        self.kname = kname
+        self.soac = soac
+        self.ctx = ctx
+        self.sites = sites
+        self.phases: list[Phase] = []
+
+    def kernel(self, suffix: str, lift: str, extra_params: list[str], body) -> None:
+        """Add a kernel; ``body(gen)`` emits its statements with a CGen."""
+        gen = CGen(self.ctx.vecs, self.sites, indent="  ")
+        body(gen)
+        name = f"{self.kname}_{suffix}"
+        params = ",\n    ".join(self.ctx.decls() + extra_params)
+        src = (f"kernel void {name}(\n    {params})\n{{\n" + "\n".join(self.ctx.prologue) +
+               ("\n" if self.ctx.prologue else "") + "\n".join(gen.lines) + "\n}\n")
+        self.phases.append(Phase(name, lift, src))
+
+    # thunk application helpers
+    def pull(self, gen: CGen, th: ir.Thunk, idx: str) -> Val:
+        it = th.params[0].ty
+        return gen.apply(th, [Val([f"({ctype(it)}){idx}"], [it], it)], self.ctx.env)
+
+    def op(self, gen: CGen, th: ir.Thunk, a: Val, b: Val) -> Val:
+        return gen.apply(th, [a, b], self.ctx.env)
+
+    def init(self, gen: CGen, soac: ir.Soac) -> Val:
+        out = Val([], [])
+        for e in soac.init_exps:
+            v = gen.exp(e, self.ctx.env)
+            out.exprs += v.exprs
+            out.types += v.types
+        return out
+
+
+def _decl_acc(gen: CGen, prefix: str, types: list[Type]) -> list[str]:
+    names = [f"{prefix}{j}" for j in range(len(types))]
+    for n, t in zip(names, types):
+        gen.emit(f"{ctype(t)} {n};")
+    return names
+
+
+def _assign(gen: CGen, names: list[str], v: Val) -> None:
+    # through temporaries, so that a value reading the old names is complete first
+    tmps = [gen.temp(t, e) for e, t in zip(v.exprs, v.types)]
+    for n, t in zip(names, tmps):
+        gen.emit(f"{n} = {t};")
+
+
+def _val(names: list[str], types: list[Type]) -> Val:
+    return Val(list(names), list(types))
+
+
+def _chunk(gen: CGen) -> None:
+    gen.emit("const long c = get_global_id(0);")
+    gen.emit("if (c >= P) return;")
+    gen.emit("const long lo = c * n / P, hi = (c + 1) * n / P;")
+
+
+def _buf_params(prefix: str, types, const: bool = False) -> list[str]:
+    q = "const " if const else ""
+    return [f"global {q}{ctype(t)}* restrict {prefix}{j}" for j, t in enumerate(types)]
+
+
+def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
+               dev_scalars: frozenset[str]) -> LoweredSoac:
+    """Lower one SOAC application of kernel ``kname`` (its bound variables' types come from the
+    kernel's type environment ``tenv``)."""
+    from lambda_cu.check import soac_result_types
+    sites = Sites()
+    seg_fields: tuple[str, ...] = ()
+    if isinstance(soac, (ir.SegReduce, ir.SegScan)):
+        seg_fields = ("lengths", "offsets", "ids")
+    elif isinstance(soac, (ir.SegFilter, ir.SegPartition)):
+        seg_fields = ("lengths", "offsets")
+    elif isinstance(soac, ir.SegPermute):
+        seg_fields = ("lengths", "offsets", "ids")
+    elif isinstance(soac, ir.SegRank):
+        seg_fields = ("offsets", "ids")
+    ctx = Context(soac, tenv, dev_scalars, seg_fields)
+    b = _Builder(kname, soac, ctx, sites)
+    out_types = soac_result_types(soac, tenv)
+    if isinstance(soac, ir.Once):
+        tau = list(comps(_thunk_result(soac.f, tenv)))
+    else:
+        tau = list(comps(_thunk_result(soac.f, tenv)))
+    kind = soac.NAME
+    f = soac.f
+    info: dict = {}
+
+    if isinstance(soac, ir.Map):
+        def body(gen):
+            gen.emit("for (long i = get_global_id(0); i < n; i += get_global_size(0)) {")
+            v = b.pull(gen, f, "i")
+            for j, e in enumerate(v.exprs):
+                gen.emit(f"  out{j}[i] = {e};")
+            gen.emit("}")
+        b.kernel("map", "mapGlb(0)(toGlobal(f)) $ generate(n)", ["const long n"] + _buf_params("out", tau), body)
+
+    elif isinstance(soac, ir.Once):
+        def body(gen):
+            gen.emit("if (get_global_id(0) != 0) return;")
+            v = gen.apply(f, [], ctx.env)
+            for j, e in enumerate(v.exprs):
+                gen.emit(f"out{j}[0] = {e};")
+        b.kernel("once", "mapSeq(toGlobal(f)) $ [()]", _buf_params("out", tau), body)
+
+    elif isinstance(soac, (ir.Reduce, ir.Scan, ir.SegReduce, ir.SegScan)):
+        seg = soac.SEGMENTED
+        scan = isinstance(soac, (ir.Scan, ir.SegScan))
+        sd = cname(soac.sd.name) if seg else None
+
+        def is_start(i):
+            return f"({i} == (long){sd}_offsets[{sd}_ids[{i}]])"
+
+        def is_end(i):
+            return f"({i} == (long){sd}_offsets[{sd}_ids[{i}]] + {sd}_lengths[{sd}_ids[{i}]] - 1)"
+
+        # phase 1: each chunk folds its elements (restarting at segment starts)
+        def p1(gen):
+            _chunk(gen)
+            acc = _decl_acc(gen, "acc", tau)
+            if seg:
+                gen.emit("uchar started = 0;")
+            gen.emit("for (long i = lo; i < hi; i++) {")
+            x = b.pull(gen, f, "i")
+            if seg:
+                gen.emit(f"  if ({is_start('i')}) {{")
+                iv = b.init(gen, soac)
+                _assign(gen, acc, b.op(gen, soac.op, iv, x))
+                gen.emit("    started = 1;")
+                gen.emit("  } else if (i == lo) {")
+                _assign(gen, acc, x)
+                gen.emit("  } else {")
+                _assign(gen, acc, b.op(gen, soac.op, _val(acc, tau), x))
+                gen.emit("  }")
+            else:
+                gen.emit("  if (i == lo) {")
+                _assign(gen, acc, x)
+                gen.emit("  } else {")
+                _assign(gen, acc, b.op(gen, soac.op, _val(acc, tau), x))
+                gen.emit("  }")
+            gen.emit("}")
+            for j in range(len(tau)):
+                gen.emit(f"part{j}[c] = acc{j};")
+            if seg:
+                gen.emit("pstart[c] = started;")
+        p1_params = ["const long n", "const long P"] + _buf_params("part", tau) + \
+            (["global uchar* restrict pstart"] if seg else [])
+        b.kernel("chunks", ("mapGlb(0)(toGlobal(reduceSeq(segOp)) o split(ceil(n/P))) $ generate(n)"
+                            if seg else "mapGlb(0)(toGlobal(reduceSeq(op)) o split(ceil(n/P))) $ generate(n)"),
+                 p1_params, p1)
+
+        # phase 2: one work-item combines the chunk results in order
+        def p2(gen):
+            gen.emit("if (get_global_id(0) != 0) return;")
+            acc = _decl_acc(gen, "acc", tau)
+            _assign(gen, acc, b.init(gen, soac))
+            gen.emit("for (long c = 0; c < P; c++) {")
+            if scan or seg:
+                for j in range(len(tau)):
+                    gen.emit(f"  carry{j}[c] = acc{j};")
+            pv = _val([f"part{j}[c]" for j in range(len(tau))], tau)
+            if seg:
+                gen.emit("  if (pstart[c]) {")
+                _assign(gen, acc, pv)
+                gen.emit("  } else {")
+                _assign(gen, acc, b.op(gen, soac.op, _val(acc, tau), pv))
+                gen.emit("  }")
+            else:
+                _assign(gen, acc, b.op(gen, soac.op, _val(acc, tau), pv))
+            gen.emit("}")
+            if not (scan or seg):
+                for j in range(len(tau)):
+                    gen.emit(f"out{j}[0] = acc{j};")
+        p2_params = ["const long P"] + _buf_params("part", tau, const=True)
+        if seg:
+            p2_params.append("global const uchar* restrict pstart")
+        if scan or seg:
+            p2_params += _buf_params("carry", tau)
+        else:
+            p2_params += _buf_params("out", tau)
+        b.kernel("carry", "toGlobal(reduceSeq(op, init)) $ partials" if not (scan or seg)
+                 else "toGlobal(scanSeq(op, init)) $ partials", p2_params, p2)
+
+        # phase 3: scans and segmented reductions redo each chunk from its carry-in
+        if scan or seg:
+            def p3(gen):
+                _chunk(gen)
+                acc = _decl_acc(gen, "acc", tau)
+                _assign(gen, acc, _val([f"carry{j}[c]" for j in range(len(tau))], tau))
+                gen.emit("for (long i = lo; i < hi; i++) {")
+                x = b.pull(gen, f, "i")
+                if seg:
+                    gen.emit(f"  if ({is_start('i')}) {{")
+                    _assign(gen, acc, b.init(gen, soac))
+                    gen.emit("  }")
+                if scan:
+                    for j in range(len(tau)):
+                        gen.emit(f"  out{j}[i] = acc{j};")
+                _assign(gen, acc, b.op(gen, soac.op, _val(acc, tau), x))
+                if not scan:
+                    gen.emit(f"  if ({is_end('i')}) {{")
+                    for j in range(len(tau)):
+                        gen.emit(f"    out{j}[{sd}_ids[i]] = acc{j};")
+                    gen.emit("  }")
+                gen.emit("}")
+            b.kernel("scan", "join o mapGlb(0)(toGlobal(scanSeq(op, carry)) o split(ceil(n/P))) $ generate(n)"
+                     if scan else "scatterSegEnds o mapGlb(0)(scanSeq(segOp, carry) o split(ceil(n/P))) $ generate(n)",
+                     ["const long n", "const long P"] + _buf_params("carry", tau, const=True) + _buf_params("out", tau), p3)
+        if isinstance(soac, ir.SegReduce):
+            # empty segments reduce to init
+            def p0(gen):
+                gen.emit("for (long s = get_global_id(0); s < nseg; s += get_global_size(0)) {")
+                iv = b.init(gen, soac)
+                for j, e in enumerate(iv.exprs):
+                    gen.emit(f"  out{j}[s] = {e};")
+                gen.emit("}")
+            b.kernel("init", "mapGlb(0)(toGlobal(init)) $ generate(nseg)", ["const long nseg"] + _buf_params("out", tau), p0)
+
+    elif isinstance(soac, (ir.Filter, ir.Partition, ir.SegFilter, ir.SegPartition)):
+        part = isinstance(soac, (ir.Partition, ir.SegPartition))
+        seg = soac.SEGMENTED
+
+        def p1(gen):
+            _chunk(gen)
+            gen.emit("long cnt = 0;")
+            gen.emit("for (long i = lo; i < hi; i++) {")
+            x = b.pull(gen, f, "i")
+            p = gen.apply(soac.pred, [x], ctx.env)
+            gen.emit(f"  if ({p.exprs[0]}) cnt++;")
+            gen.emit("}")
+            gen.emit("counts[c] = cnt;")
+        b.kernel("count", "mapGlb(0)(toGlobal(reduceSeq(+, 0) o map(p o f)) o split(ceil(n/P))) $ generate(n)",
+                 ["const long n", "const long P", "global long* restrict counts"], p1)
+
+        def p2(gen):
+            gen.emit("if (get_global_id(0) != 0) return;")
+            gen.emit("long s = 0;")
+            gen.emit("for (long c = 0; c < P; c++) { long k = counts[c]; counts[c] = s; s += k; }")
+            gen.emit("total[0] = s;")
+        b.kernel("offsets", "toGlobal(scanSeq(+, 0)) $ counts", ["const long P", "global long* restrict counts",
+                                                                  "global long* restrict total"], p2)
+
+        def p3(gen):
+            _chunk(gen)
+            gen.emit("long pos = counts[c];")
+            if part:
+                gen.emit("long rpos = lo - pos;")
+            gen.emit("for (long i = lo; i < hi; i++) {")
+            if seg:
+                gen.emit("  pre[i] = pos;")
+            x = b.pull(gen, f, "i")
+            p = gen.apply(soac.pred, [x], ctx.env)
+            gen.emit(f"  if ({p.exprs[0]}) {{")
+            for j, e in enumerate(x.exprs):
+                gen.emit(f"    out{j}[pos] = {e};")
+            gen.emit("    pos++;")
+            if part:
+                gen.emit("  } else {")
+                for j, e in enumerate(x.exprs):
+                    gen.emit(f"    rej{j}[rpos] = {e};")
+                gen.emit("    rpos++;")
+            gen.emit("  }")
+            gen.emit("}")
+            if seg:
+                gen.emit("if (c == P - 1) pre[n] = pos;")
+        p3_params = ["const long n", "const long P", "global const long* restrict counts"] + \
+            _buf_params("out", tau) + (_buf_params("rej", tau) if part else []) + \
+            (["global long* pre"] if seg else [])
+        b.kernel("write", "join o mapGlb(0)(scatterSeq(positions) o filterSeq(p) o split(ceil(n/P))) $ generate(n)",
+                 p3_params, p3)
+        if seg:
+            sd = cname(soac.sd.name)
+
+            def p4(gen):
+                gen.emit("for (long s = get_global_id(0); s < nseg; s += get_global_size(0)) {")
+                gen.emit(f"  long a = {sd}_offsets[s], e = a + {sd}_lengths[s];")
+                gen.emit("  int k = (int)(pre[e] - pre[a]);")
+                gen.emit("  kept[s] = k;")
+                if part:
+                    gen.emit(f"  rejected[s] = {sd}_lengths[s] - k;")
+                gen.emit("}")
+            b.kernel("counts", "mapGlb(0)(toGlobal(keptPerSegment)) $ splitOffsets(offsets, pre)",
+                     ["const long nseg", "global const long* restrict pre", "global int* restrict kept"] +
+                     (["global int* restrict rejected"] if part else []), p4)
+
+    elif isinstance(soac, (ir.Permute, ir.SegPermute, ir.Scatter)):
+        scatter = isinstance(soac, ir.Scatter)
+        segp = isinstance(soac, ir.SegPermute)
+        sd = cname(soac.sd.name) if segp else None
+        msg = MSG_SCATTER if scatter else MSG_PERMUTE
+
+        def target(gen, x_first: bool):
+            gen.emit("for (long i = get_global_id(0); i < n; i += get_global_size(0)) {")
+            x = b.pull(gen, f, "i")
+            g = b.pull(gen, soac.idx, "i")
+            t = g.exprs[0]
+            if scatter:
+                lsite = gen.site(soac, soac.loc, MSG_SCATTER_LENGTHS)
+                gen.emit(f"  if (!lens_ok) {{ {gen.err(lsite)} continue; }}")
+            site = gen.site("target", soac.loc, msg)
+            if segp:
+                gen.emit(f"  long seg = {sd}_ids[i];")
+                gen.emit(f"  if ((long){t} < 0 || (long){t} >= (long){sd}_lengths[seg]) {{ {gen.err(site)} continue; }}")
+                gen.emit(f"  long tgt = (long){sd}_offsets[seg] + (long){t};")
+            else:
+                gen.emit(f"  if ((long){t} < 0 || (long){t} >= m) {{ {gen.err(site)} continue; }}")
+                gen.emit(f"  long tgt = (long){t};")
+            return x, site
+
+        if scatter:
+            def p1(gen):
+                x, site = target(gen, True)
+                gen.emit("  atomic_max(&win[tgt], (int)i);")
+                gen.emit("}")
+            b.kernel("claim", "mapGlb(0)(claimLastWriter(g)) $ generate(n)",
+                     ["const long n", "const long m", "const int lens_ok", "global int* restrict win"], p1)
+
+            def p2(gen):
+                x, site = target(gen, True)
+                gen.emit("  if (win[tgt] == (int)i) {")
+                for j, e in enumerate(x.exprs):
+                    gen.emit(f"    out{j}[tgt] = {e};")
+                gen.emit("  }")
+                gen.emit("}")
+            b.kernel("write", "mapGlb(0)(toGlobal(f)) $ scatterIdx(g, copy(dsts))",
+                     ["const long n", "const long m", "const int lens_ok", "global const int* restrict win"] +
+                     _buf_params("out", tau), p2)
+        else:
+            def p1(gen):
+                x, site = target(gen, True)
+                gen.emit(f"  if (atomic_inc(&seen[tgt]) != 0) {{ {gen.err(site)} continue; }}")
+                for j, e in enumerate(x.exprs):
+                    gen.emit(f"  out{j}[tgt] = {e};")
+                gen.emit("}")
+            b.kernel("permute", ("mapGlb(0)(toGlobal(f)) $ scatterIdx(segOffsets + g, generate(n))" if segp
+                                 else "mapGlb(0)(toGlobal(f)) $ scatterIdx(g, generate(n))"),
+                     ["const long n", "const long m", "global int* restrict seen"] + _buf_params("out", tau), p1)
+
+    elif isinstance(soac, (ir.Rank, ir.SegRank)):
+        kt = tau[0]
+        bits = 8 if isinstance(kt, (BoolT, CharT)) else (32 if isinstance(kt, IntT) and kt.width == 32 else 64)
+        ukey = "uint" if bits <= 32 else "ulong"
+        info["key_bits"] = bits
+        desc = soac.descending
+
+        def p0(gen):
+            gen.emit("for (long i = get_global_id(0); i < n; i += get_global_size(0)) {")
+            x = b.pull(gen, f, "i")
+            k = x.exprs[0]
+            if isinstance(kt, FloatT):
+                gen.emit(f"  ulong u = as_ulong({k});")
+                gen.emit("  u = (u >> 63) ? ~u : (u | 0x8000000000000000ul);")
+                if desc:
+                    gen.emit("  u = ~u;")
+                # NaN sorts last, ascending and descending (as numpy)
+                gen.emit(f"  if (isnan({k})) u = 0xfffffffffffffffful;")
+            elif isinstance(kt, IntT):
+                sign = "0x80000000u" if bits == 32 else "0x8000000000000000ul"
+                gen.emit(f"  {ukey} u = (({ukey}){k}) ^ {sign};")
+                if desc:
+                    gen.emit("  u = ~u;")
+            else:
+                gen.emit(f"  uint u = (uint){k};")
+                if desc:
+                    gen.emit("  u = (~u) & 0xffu;")
+            gen.emit(f"  keys[i] = ({ukey})u;")
+            gen.emit("  idx[i] = (int)i;")
+            gen.emit("}")
+        b.kernel("keys", "mapGlb(0)(toGlobal(orderKey o f)) $ generate(n)",
+                 ["const long n", f"global {ukey}* restrict keys", "global int* restrict idx"], p0)
+    else:
+        raise LowerError(f"{soac.NAME} has no OpenCL lowering")
+
+    return LoweredSoac(soac, kind, ctx, sites, b.phases, tuple(out_types), tuple(tau), info)
+
+
+def _thunk_result(th: ir.Thunk, tenv: dict[str, Type]) -> Type:
+    from lambda_cu.check import thunk_type
+    return TupleT(thunk_type(th, tenv)[1]) if len(thunk_type(th, tenv)[1]) != 1 \
+        else thunk_type(th, tenv)[1][0]
+
+
+# ------------------------------------------------------------------------------------------------
+# support kernels shared by every program: radix-sort passes, segment descriptors, casts
+
+SUPPORT = r"""
+kernel void nz_radix_hist32(global const uint* restrict keys, const long n, const long P,
+                            const int shift, global int* restrict hist) {
+  const long c = get_global_id(0); if (c >= P) return;
+  const long lo = c * n / P, hi = (c + 1) * n / P;
+  int h[256];
+  for (int d = 0; d < 256; d++) h[d] = 0;
+  for (long i = lo; i < hi; i++) h[(keys[i] >> shift) & 255u]++;
+  for (int d = 0; d < 256; d++) hist[(long)d * P + c] = h[d];
+}
+kernel void nz_radix_hist64(global const ulong* restrict keys, const long n, const long P,
+                            const int shift, global int* restrict hist) {
+  const long c = get_global_id(0); if (c >= P) return;
+  const long lo = c * n / P, hi = (c + 1) * n / P;
+  int h[256];
+  for (int d = 0; d < 256; d++) h[d] = 0;
+  for (long i = lo; i < hi; i++) h[(keys[i] >> shift) & 255ul]++;
+  for (int d = 0; d < 256; d++) hist[(long)d * P + c] = h[d];
+}
+kernel void nz_radix_histseg(global const int* restrict idx, global const int* restrict ids,
+                             const long n, const long P, const int shift, global int* restrict hist) {
+  const long c = get_global_id(0); if (c >= P) return;
+  const long lo = c * n / P, hi = (c + 1) * n / P;
+  int h[256];
+  for (int d = 0; d < 256; d++) h[d] = 0;
+  for (long i = lo; i < hi; i++) h[(((uint)ids[idx[i]]) >> shift) & 255u]++;
+  for (int d = 0; d < 256; d++) hist[(long)d * P + c] = h[d];
+}
+kernel void nz_exscan_int(global int* restrict a, const long m) {
+  if (get_global_id(0) != 0) return;
+  int s = 0;
+  for (long j = 0; j < m; j++) { int k = a[j]; a[j] = s; s += k; }
+}
+kernel void nz_radix_scatter32(global const uint* restrict keys, global const int* restrict idx,
+                               const long n, const long P, const int shift,
+                               global const int* restrict hist,
+                               global uint* restrict okeys, global int* restrict oidx) {
+  const long c = get_global_id(0); if (c >= P) return;
+  const long lo = c * n / P, hi = (c + 1) * n / P;
+  int pos[256];
+  for (int d = 0; d < 256; d++) pos[d] = hist[(long)d * P + c];
+  for (long i = lo; i < hi; i++) {
+    uint k = keys[i]; int p = pos[(k >> shift) & 255u]++;
+    okeys[p] = k; oidx[p] = idx[i];
+  }
+}
+kernel void nz_radix_scatter64(global const ulong* restrict keys, global const int* restrict idx,
+                               const long n, const long P, const int shift,
+                               global const int* restrict hist,
+                               global ulong* restrict okeys, global int* restrict oidx) {
+  const long c = get_global_id(0); if (c >= P) return;
+  const long lo = c * n / P, hi = (c + 1) * n / P;
+  int pos[256];
+  for (int d = 0; d < 256; d++) pos[d] = hist[(long)d * P + c];
+  for (long i = lo; i < hi; i++) {
+    ulong k = keys[i]; int p = pos[(k >> shift) & 255ul]++;
+    okeys[p] = k; oidx[p] = idx[i];
+  }
+}
+kernel void nz_radix_scatterseg(global const int* restrict idx, global const int* restrict ids,
+                                const long n, const long P, const int shift,
+                                global const int* restrict hist, global int* restrict oidx) {
+  const long c = get_global_id(0); if (c >= P) return;
+  const long lo = c * n / P, hi = (c + 1) * n / P;
+  int pos[256];
+  for (int d = 0; d < 256; d++) pos[d] = hist[(long)d * P + c];
+  for (long i = lo; i < hi; i++) {
+    int x = idx[i]; int p = pos[(((uint)ids[x]) >> shift) & 255u]++;
+    oidx[p] = x;
+  }
+}
+kernel void nz_rank_out(global const int* restrict idx, const long n, global int* restrict out) {
+  for (long p = get_global_id(0); p < n; p += get_global_size(0)) out[idx[p]] = (int)p;
+}
+kernel void nz_segrank_out(global const int* restrict idx, global const int* restrict ids,
+                           global const int* restrict offs, const long n, global int* restrict out) {
+  for (long p = get_global_id(0); p < n; p += get_global_size(0)) {
+    int x = idx[p]; out[x] = (int)(p - offs[ids[x]]);
+  }
+}
+kernel void nz_sd_chunks(global const int* restrict lens, const long n, const long P,
+                         global long* restrict sums, global int* restrict neg) {
+  const long c = get_global_id(0); if (c >= P) return;
+  const long lo = c * n / P, hi = (c + 1) * n / P;
+  long s = 0;
+  for (long i = lo; i < hi; i++) { int l = lens[i]; if (l < 0) neg[0] = 1; s += l; }
+  sums[c] = s;
+}
+kernel void nz_sd_carry(global long* restrict sums, const long P, global long* restrict total) {
+  if (get_global_id(0) != 0) return;
+  long s = 0;
+  for (long c = 0; c < P; c++) { long k = sums[c]; sums[c] = s; s += k; }
+  total[0] = s;
+}
+kernel void nz_sd_offsets(global const int* restrict lens, const long n, const long P,
+                          global const long* restrict sums, global int* restrict offs) {
+  const long c = get_global_id(0); if (c >= P) return;
+  const long lo = c * n / P, hi = (c + 1) * n / P;
+  long s = sums[c];
+  for (long i = lo; i < hi; i++) { offs[i] = (int)s; s += lens[i]; }
+}
+kernel void nz_sd_ids(global const int* restrict offs, const long count, const long total,
+                      global int* restrict ids) {
+  for (long i = get_global_id(0); i < total; i += get_global_size(0)) {
+    long lo = 0, hi = count - 1;
+    while (lo < hi) { long mid = (lo + hi + 1) / 2; if ((long)offs[mid] <= i) lo = mid; else hi = mid - 1; }
+    ids[i] = (int)lo;
+  }
+}
+kernel void nz_cast_i2l(global const int* restrict a, const long n, global long* restrict b) {
+  for (long i = get_global_id(0); i < n; i += get_global_size(0)) b[i] = (long)a[i];
+}
+kernel void nz_cast_l2i(global const long* restrict a, const long n, global int* restrict b) {
+  for (long i = get_global_id(0); i < n; i += get_global_size(0)) b[i] = (int)a[i];
+}
+kernel void nz_seg_lengths_check(global const int* restrict a, const long n, global int* restrict neg) {
+  for (long i = get_global_id(0); i < n; i += get_global_size(0)) if (a[i] < 0) neg[0] = 1;
+}
+"""
+
+__all__ = ["lower_soac", "LoweredSoac", "Phase", "Context", "SUPPORT", "cname"]
