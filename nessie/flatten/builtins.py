@@ -769,6 +769,12 @@ def _expand(fl, e, args: list, env: dict, ctx):
         ex = _eql(x, vs[0], vs[1], fl.tm)
     elif name == "first":
         return args[0]
+    elif name in NESL_EXPANSIONS:
+        ex = _nesl_expansion(name, arg_types, res, e.span)
+        env3 = dict(env)
+        for p, v in zip(NESL_EXPANSIONS[name][0], args):
+            env3["%" + p] = v
+        return fl.tr(ex, env3, ctx)
     else:
         raise R.FlattenUnsupported(f"the builtin {name!r} is not supported by the flattening "
                                    f"backends yet (use --backend interp)")
@@ -805,10 +811,55 @@ def _components_t(t, n: int) -> list:
     return out
 
 
+# Library functions defined by NESL text over other builtins (the original's library defines
+# them in NESL too).  name -> (parameter names, body).  The text is parsed and typed once per
+# instance (argument types), every node gets the call's span (so run-time errors point at
+# the call, as on the interpreter), and the parameters are renamed ``%name`` so that they
+# cannot capture the caller's variables.  ``f``/``t`` are the booleans: not usable as names.
+NESL_EXPANSIONS = {
+    "enumerate": (("flags",), "plus_scan({btoi(fl) : fl in flags})"),
+    "group_by": (("s", "n"),
+                 "let k = (#s + n - 1) / n in partition(s, {min(n, #s - j * n) : j in [0:k]})"),
+    "median": (("s",), "kth_smallest(s, #s / 2)"),
+    "previous": (("s", "v"), "rotate(rep(s, v, #s - 1), 1)"),
+    "rest": (("s",), "drop(s, 1)"),
+    "join": (("v1", "p1", "v2", "p2"), "permute(v1 ++ v2, p1 ++ p2)"),
+    "vpair": (("a", "b"), "[a, b]"),
+    "flag_merge": (("flags", "v1", "v2"),
+                   "let e1 = enumerate({not fl : fl in flags}); e2 = enumerate(flags) "
+                   "in {if fl then v2[j2] else v1[j1] : fl in flags; j1 in e1; j2 in e2}"),
+    "cond_put": (("v", "i", "flags", "d"),
+                 "d <- {(j, x) : x in v; j in i; fl in flags | fl}"),
+}
+
+_NESL_CACHE: dict = {}
+
+
+def _nesl_expansion(name: str, arg_types: list, res, span):
+    """The typed body of a NESL-defined library function for one instance."""
+    key = (name, tuple(arg_types), res)
+    ex = _NESL_CACHE.get(key)
+    if ex is None:
+        from nessie.syntax import parse_expression
+        from nessie.types.infer import Inferencer, TypeEnv
+        params, text = NESL_EXPANSIONS[name]
+        inf = Inferencer(TypeEnv())
+        body = inf.infer(parse_expression(text, f"<library {name}>"), dict(zip(params, arg_types)))
+        inf.unify(res, body.type, body.span)
+        ex = inf.zonk_tree(body, default=True)
+        renamed = {p: "%" + p for p in params}
+        ex = T.map_nodes(ex, lambda n: T.Var(renamed[n.name], n.type, n.span)
+                         if isinstance(n, T.Var) and n.name in renamed else n)
+        _NESL_CACHE[key] = ex
+    import dataclasses
+    return T.map_nodes(ex, lambda n: dataclasses.replace(n, span=span)
+                       if getattr(n, "span", None) is not None else n)
+
+
 _EXPANDED = {"->", "read", "get", "reverse", "take", "drop", "subseq", "rotate", "odd_elts",
              "even_elts", "interleave", "cons", "snoc", "head_rest", "rest_tail", "count", "pack",
              "pack_index", "split", "index", "iseq", "rep", "put", "zip3", "kth_smallest", "nest",
-             "eql"}
+             "eql"} | set(NESL_EXPANSIONS)
 
 
 # ------------------------------------------------------------------------------ dispatch
@@ -866,7 +917,21 @@ def _apply(fl, e: T.Call, argv, env: dict, ctx: Optional[Ctx]):
         return write(fl, e, d, pv, ctx)
     if name in _EXPANDED:
         return _expand(fl, e, _components(argv, _arity(e.fun_type, e.name)), env, ctx)
+    if name == "error" and isinstance(e.arg, T.StringLit):
+        return error_call(fl, e, e.arg.value, ctx)
     return host_call(fl, e, argv, ctx)
+
+
+def error_call(fl, e: T.Call, message: str, ctx: Optional[Ctx]):
+    """``error("...")`` with a literal message: an unconditional λcu ``error`` at the call's
+    location (a host operation, so in a context it only runs when the context is not
+    empty).  A computed message goes through the host library instead (unlocated)."""
+    b = fl.b
+    tys = fl.tm.value_leaf_types(e.type) if ctx is None else fl.tm.seq_leaf_types(e.type)
+    outs = b.bind_many(ir.Error(_tuple_type(tys), _loc(e) or "?", message), tys, "err")
+    if ctx is None:
+        return U(fl.tm.value_from_leaves(e.type, list(outs)))
+    return L(fl.tm.seq_from_leaves(e.type, list(outs)), None)
 
 
 def host_call(fl, e: T.Call, argv, ctx: Optional[Ctx]):
@@ -890,7 +955,7 @@ def host_call(fl, e: T.Call, argv, ctx: Optional[Ctx]):
 
 
 _EFFECTFUL = {"rand", "rand_seed", "print_string", "print_line", "print_char", "write_string",
-              "write_string_to_file"}
+              "write_string_to_file", "print", "error"}
 
 
 def _tuple_type(tys):

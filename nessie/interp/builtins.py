@@ -1166,7 +1166,8 @@ def _kth_smallest(arg, ctx):
 
 @builtin("find")
 def _find(arg, ctx):
-    """``find(v, s)``: the index of the first element of ``s`` equal to ``v``, or -1."""
+    """``find(v, s)``: the index of the first element of ``s`` equal to ``v`` (deep equality,
+    as ``eql``: ``find("b", ["a", "b"])`` is 1), or -1."""
     v, s = arg
     for i, x in enumerate(s.items):
         if x == v:
@@ -1188,40 +1189,151 @@ def _first_occurrence(s: Seq) -> list[int]:
     return [seen.setdefault(x, i) for i, x in enumerate(s.items)]
 
 
+def _last_occurrence(s: Seq) -> list[int]:
+    last: dict[Any, int] = {}
+    for i, x in enumerate(s.items):
+        last[x] = i
+    return [last[x] for x in s.items]
+
+
 @builtin("mark_duplicates")
 def _mark_duplicates(s, ctx):
-    """Choice: ``T`` at the first occurrence of each distinct value, ``F`` at its later
-    repetitions (so ``remove_duplicates(s) = pack(zip(s, mark_duplicates(s)))``)."""
-    return Seq(tuple(j == i for i, j in enumerate(_first_occurrence(s))))
+    """``T`` at the one element of each distinct value that ``name`` labels it with (its last
+    occurrence), ``F`` at the others (so ``remove_duplicates(s) = pack(zip(s,
+    mark_duplicates(s)))``).  Values of any type (deep equality)."""
+    return Seq(tuple(j == i for i, j in enumerate(_last_occurrence(s))))
 
 
 @builtin("remove_duplicates")
 def _remove_duplicates(s, ctx):
-    """The distinct values of ``s`` in order of first occurrence."""
-    firsts = _first_occurrence(s)
-    return Seq(tuple(x for i, x in enumerate(s.items) if firsts[i] == i))
+    """The distinct values of ``s`` (any type, deep equality), as the original computes
+    them: equal elements are labelled by ``name`` and the element at the labelled position
+    is kept, which is the last occurrence (``[4, 1, 4, 2, 1, 3]`` gives ``[4, 2, 1, 3]``)."""
+    lasts = _last_occurrence(s)
+    return Seq(tuple(x for i, x in enumerate(s.items) if lasts[i] == i))
 
 
 @builtin("name")
 def _name(s, ctx):
-    """Choice: each element is named by the index of the first occurrence of its value,
-    so equal elements get equal names, all in ``[0, #s)``."""
-    return Seq(_first_occurrence(s))
+    """Each element is named by the index of the last occurrence of its value (the
+    original's hashing scatter lets the last write win), so equal elements get equal names,
+    all in ``[0, #s)``."""
+    return Seq(_last_occurrence(s))
+
+
+def _distinct_first(s: Seq) -> Seq:
+    firsts = _first_occurrence(s)
+    return Seq(tuple(x for i, x in enumerate(s.items) if firsts[i] == i))
 
 
 @builtin("union")
 def _union(arg, ctx):
-    """The distinct values of ``a ++ b``, in order of first occurrence."""
+    """Choice: the distinct values of ``a ++ b``, in order of first occurrence."""
     a, b = arg
-    return _remove_duplicates(Seq(a.items + b.items), ctx)
+    return _distinct_first(Seq(a.items + b.items))
 
 
 @builtin("intersection")
 def _intersection(arg, ctx):
-    """The distinct values of ``a`` that occur in ``b``, in ``a``'s order."""
+    """Choice: the distinct values of ``a`` that occur in ``b``, in ``a``'s order."""
     a, b = arg
     in_b = set(b.items)
-    return Seq(tuple(x for x in _remove_duplicates(a, ctx).items if x in in_b))
+    return Seq(tuple(x for x in _distinct_first(a).items if x in in_b))
+
+
+# --------------------------------------------------------------------------------------
+# More of the original's sequence library (issue 10).  The flattening backends expand these
+# into typed NESL (nessie/flatten/builtins.py); these are independent implementations with
+# the same results and the same run-time errors.
+# --------------------------------------------------------------------------------------
+
+@builtin("enumerate")
+def _enumerate(flags, ctx):
+    """``enumerate(flags)``: for each flag the number of ``T`` flags before it
+    (``enumerate([T, F, T, T]) = [0, 1, 1, 2]``)."""
+    out = []
+    k = 0
+    for fl in flags.items:
+        out.append(k)
+        k += 1 if fl else 0
+    return Seq(out)
+
+
+@builtin("group_by")
+def _group_by(arg, ctx):
+    """``group_by(s, n)``: ``s`` cut into consecutive groups of ``n`` elements, the last one
+    shorter (``group_by([1, 2, 3, 4, 5], 2) = [[1, 2], [3, 4], [5]]``); ``n = 0`` divides
+    by zero, a negative ``n`` gives counts that do not partition ``s``."""
+    s, n = arg
+    m = len(s)
+    k = _int_quotient(m + n - 1, n, ctx)
+    return _partition(s, [min(n, m - i * n) for i in range(k)], ctx)
+
+
+@builtin("median")
+def _median(s, ctx):
+    """``median(s)``: the element of rank ``#s / 2`` (``kth_smallest(s, #s / 2)``)."""
+    k = len(s) // 2
+    _check_index(ctx, k, len(s))
+    return sorted(s.items)[k]
+
+
+@builtin("previous")
+def _previous(arg, ctx):
+    """``previous(s, v)``: each element replaced by the one before it, ``v`` first
+    (``previous([1, 2, 3], 0) = [0, 1, 2]``; an empty ``s`` is out of bounds, as the
+    original's ``rotate(rep(s, v, #s - 1), 1)``)."""
+    s, v = arg
+    _check_index(ctx, len(s) - 1, len(s))
+    return Seq((v,) + s.items[:-1])
+
+
+@builtin("rest")
+def _rest(s, ctx):
+    """``rest(s)``: all but the first element (empty for an empty ``s``)."""
+    return Seq(s.items[1:])
+
+
+@builtin("join")
+def _join(arg, ctx):
+    """``join(v1, p1, v2, p2)``: the elements of ``v1`` put at positions ``p1`` and those of
+    ``v2`` at ``p2`` (the inverse of splitting by flags: ``permute(v1 ++ v2, p1 ++ p2)``)."""
+    v1, (p1, (v2, p2)) = arg
+    return _permute((Seq(v1.items + v2.items), Seq(p1.items + p2.items)), ctx)
+
+
+@builtin("vpair")
+def _vpair(arg, ctx):
+    """``vpair(a, b) = [a, b]``."""
+    a, b = arg
+    return Seq((a, b))
+
+
+@builtin("flag_merge")
+def _flag_merge(arg, ctx):
+    """``flag_merge(flags, v1, v2)``: the elements of ``v1`` where the flags are ``F`` and
+    of ``v2`` where they are ``T``, each in order (the inverse of ``split``)."""
+    flags, (v1, v2) = arg
+    out = []
+    i1 = i2 = 0
+    for fl in flags.items:
+        if fl:
+            _check_index(ctx, i2, len(v2))
+            out.append(v2.items[i2])
+            i2 += 1
+        else:
+            _check_index(ctx, i1, len(v1))
+            out.append(v1.items[i1])
+            i1 += 1
+    return Seq(out)
+
+
+@builtin("cond_put")
+def _cond_put(arg, ctx):
+    """``cond_put(v, i, flags, d)``: ``put`` of the values whose flag is ``T`` only."""
+    v, (idx, (flags, d)) = arg
+    _same_length(ctx, v, idx, flags)
+    return _scatter(d, [(j, x) for x, j, fl in zip(v.items, idx.items, flags.items) if fl], ctx)
 
 
 @builtin("eql")
@@ -1391,6 +1503,22 @@ def _print_line(s, ctx):
     """Write a string and a newline; returns ``T``."""
     ctx.rt.out.write(_text(s) + "\n")
     return True
+
+
+@builtin("print")
+def _print(v, ctx):
+    """``print(v)``: write the printed form of any value and a space; returns ``T``."""
+    if ctx.arg_type is None:
+        raise TypeError("print needs the call's argument type")
+    ctx.rt.out.write(format_value(v, ctx.arg_type, print_length=None,
+                                  datatypes=ctx.rt.datatypes) + " ")
+    return True
+
+
+@builtin("error")
+def _error(s, ctx):
+    """``error(message)``: stop with ``RUNTIME ERROR: message``."""
+    raise ctx.error(_text(s))
 
 
 # --------------------------------------------------------------------------------------

@@ -280,11 +280,32 @@ CASES = [
     ("search_for_subseqs", (S("foo"), S("afoobarfoo")), [1, 7], None),
     ("search_for_subseqs", (S("aa"), S("aaa")), [0, 1], None),
     ("search_for_subseqs", (S("xyz"), S("ab")), [], None),
-    ("remove_duplicates", [1, 5, 1, 2, 5], [1, 5, 2], None),
-    ("mark_duplicates", [1, 5, 1, 2, 5], [T, T, F, T, F], None),
+    # the original keeps the element that name() labels, the last occurrence
+    ("remove_duplicates", [1, 5, 1, 2, 5], [1, 2, 5], None),
+    ("remove_duplicates", [4, 1, 4, 2, 1, 3], [4, 2, 1, 3], None),
+    ("mark_duplicates", [1, 5, 1, 2, 5], [F, F, T, T, T], None),
     ("union", ([1, 2, 3], [3, 4, 1]), [1, 2, 3, 4], None),
     ("intersection", ([1, 2, 3, 2], [2, 3, 4]), [2, 3], None),
-    ("name", [5, 7, 5, 9, 7], [0, 1, 0, 3, 1], None),
+    ("name", [5, 7, 5, 9, 7], [2, 4, 2, 3, 4], None),
+    ("remove_duplicates", [(1, 2), (1, 2), (3, 4)], [(1, 2), (3, 4)], None),
+    ("remove_duplicates", [S("ab"), S("c"), S("ab")], [S("c"), S("ab")], None),
+    ("find", (S("b"), [S("a"), S("b"), S("c")]), 1, None),
+    ("any", [3, 6, 8], 15, None),
+    ("all", [3, 6, 7], 2, None),
+    ("all", [], -1, "[int]"),
+    # more of the original's library (issue 10)
+    ("enumerate", [T, F, T, T], [0, 1, 1, 2], None),
+    ("group_by", ([1, 2, 3, 4, 5], 2), [[1, 2], [3, 4], [5]], None),
+    ("group_by", ([], 3), [], "[int], int"),
+    ("median", [5, 1, 4, 2, 3], 3, None),
+    ("median", [4, 1, 3, 2], 3, None),
+    ("previous", ([1, 2, 3], 0), [0, 1, 2], None),
+    ("rest", [1, 2, 3], [2, 3], None),
+    ("rest", [], [], "[int]"),
+    ("join", ([10, 30], ([0, 2], ([20], [1]))), [10, 20, 30], None),
+    ("vpair", (1, 2), [1, 2], None),
+    ("flag_merge", ([F, T, T, F], ([1, 4], [2, 3])), [1, 2, 3, 4], None),
+    ("cond_put", ([7, 8, 9], ([0, 1, 2], ([T, F, T], [0, 0, 0, 0]))), [7, 0, 9, 0], None),
     ("eql", (([1, 2], [[3]]), ([1, 2], [[3]])), T, None),
     ("eql", ([[1], []], [[1], [2]]), F, None),
     # characters and strings
@@ -321,6 +342,7 @@ CASES = [
 # Builtins whose behaviour is not a pure function of the argument: tested below.
 TESTED_SEPARATELY = {
     "rand", "rand_seed", "hash", "print_string", "print_char", "print_line", "write_string",
+    "print", "error",
     "read_int_seq_from_file", "read_float_seq_from_file", "write_string_to_file",
     "read_string_from_file",
 }
@@ -406,6 +428,17 @@ ERROR_CASES = [
     ("interleave", ([1], [1, 2]), "RUNTIME ERROR: Length mismatch in an apply-to-each."),
     ("isqrt", -4, "RUNTIME ERROR: isqrt of a negative number."),
     ("iseq", (0, 0, 5), "RUNTIME ERROR: Divide by zero."),
+    ("group_by", ([1, 2], 0), "RUNTIME ERROR: Divide by zero."),
+    ("group_by", ([1, 2], -1),
+     "RUNTIME ERROR: Counts of partition do not sum to the length of the sequence."),
+    ("median", [], "RUNTIME ERROR: Sequence reference (a[i]) out of bounds."),
+    ("previous", ([], 0), "RUNTIME ERROR: Sequence reference (a[i]) out of bounds."),
+    ("flag_merge", ([True, True], ([1], [2])),
+     "RUNTIME ERROR: Sequence reference (a[i]) out of bounds."),
+    ("join", ([1], ([1], ([2], [1]))), "RUNTIME ERROR: Index sequence of permute is not a permutation."),
+    ("cond_put", ([1, 2], ([0], ([True, True], [0, 0]))),
+     "RUNTIME ERROR: Length mismatch in an apply-to-each."),
+    ("error", S("boom"), "RUNTIME ERROR: boom"),
 ]
 
 

@@ -122,7 +122,8 @@ def test_duplicates_and_names(xs):
     s = V(xs)
     marks = call("mark_duplicates", s)
     assert call("remove_duplicates", s) == call("pack", call("zip", (s, marks)))
-    assert list(call("remove_duplicates", s)) == list(dict.fromkeys(xs))
+    # the last occurrence of each value is kept, in order
+    assert list(call("remove_duplicates", s)) == list(reversed(dict.fromkeys(reversed(xs))))
     names = call("name", s)
     for i in range(len(xs)):
         for j in range(len(xs)):
