@@ -95,6 +95,9 @@ class Executor:
         self.functions = {f.name: f for f in prog.functions}
         self.globals: dict[str, Any] = {}
         self.launches: Counter[str] = Counter()
+        prepare = getattr(runner, "prepare", None)
+        if prepare is not None:
+            prepare(prog)
 
     # -------------------------------------------------------------- entry points
 

@@ -32,9 +32,9 @@ def print_lift(prog: ir.Program) -> str:
 
 def print_opencl(prog: ir.Program) -> str:
     """The OpenCL C of every λcu kernel (one program per kernel, prelude shown once)."""
-    from .cgen import PRELUDE
+    from .cgen import prelude
     from .runner import lower_kernel
-    out = ["// prelude (every program starts with it)", PRELUDE.strip(), ""]
+    out = ["// prelude (every program starts with it)", prelude("cpu").strip(), ""]
     for k in prog.kernels:
         out.append(f"// ===== λcu kernel {k.name}")
         for ls in lower_kernel(k):

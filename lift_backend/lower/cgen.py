@@ -56,6 +56,22 @@ def comps(t: Type) -> tuple[Type, ...]:
 # ------------------------------------------------------------------------------------------------
 # the C prelude shared by every lowered kernel
 
+#: how element-wise loops split the index space, per device kind (LOWERING.md, "Strategies by
+#: device"): on a CPU each work-item owns a contiguous block (vectorisable loops, one work-item
+#: per work-group, so PoCL compiles each kernel once); on a GPU consecutive work-items take
+#: consecutive elements (coalesced reads), striding by the global size.
+LOOPS = {
+    "cpu": ("#define NZ_FOR(i, n) for (long i = (long)get_global_id(0) * (long)(n) / (long)get_global_size(0), "
+            "i##_end = ((long)get_global_id(0) + 1) * (long)(n) / (long)get_global_size(0); i < i##_end; i++)"),
+    "gpu": "#define NZ_FOR(i, n) for (long i = get_global_id(0); i < (long)(n); i += get_global_size(0))",
+}
+
+
+def prelude(strategy: str) -> str:
+    """The C prelude of every lowered program for a device kind (``cpu`` or ``gpu``)."""
+    return LOOPS[strategy] + "\n" + PRELUDE
+
+
 PRELUDE = r"""
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #pragma OPENCL FP_CONTRACT OFF
@@ -435,4 +451,4 @@ class CGen:
         raise LowerError(f"primitive {op} has no OpenCL lowering")
 
 
-__all__ = ["CGen", "Sites", "Val", "VecAccess", "PRELUDE", "LowerError", "ctype", "comps"]
+__all__ = ["CGen", "Sites", "Val", "VecAccess", "PRELUDE", "LOOPS", "prelude", "LowerError", "ctype", "comps"]

@@ -37,7 +37,7 @@ from lambda_cu.errors import MSG_NEG_LENGTH, LcuRuntimeError
 from lambda_cu.types import BoolT, CharT, FloatT, IntT, SegDesT, TupleT, Type, UnitT, VecT
 from lambda_cu.values import SegDes, dtype_of
 
-from .cgen import PRELUDE, LowerError, ctype
+from .cgen import LowerError, ctype, prelude
 from .soacs import SUPPORT, LoweredSoac, cname, lower_soac
 
 _SITES = 4096                 # sites per SOAC launch in an error code
@@ -145,7 +145,11 @@ class _Context:
         self.queue = cl.CommandQueue(self.ctx)
         self.is_gpu = bool(device.type & cl.device_type.GPU)
         self.programs: dict[str, dict] = {}
-        self.support = _Kernels(self.build(PRELUDE + SUPPORT))
+        self.strategy = "gpu" if self.is_gpu else "cpu"
+        #: fixed work-group size: 1 on a CPU (each work-item loops over a block; a fixed size
+        #: also means PoCL compiles each kernel once, not once per global size), 256 on a GPU
+        self.local = 1 if not self.is_gpu else min(256, device.max_work_group_size)
+        self.support = _Kernels(self.build(prelude(self.strategy) + SUPPORT))
 
     def build(self, src: str) -> dict:
         """The kernels (name -> ``cl.Kernel``) of a program, built once per source text."""
@@ -187,7 +191,7 @@ class _LoweredKernel:
         self.cl_kernels = cl_kernels
 
 
-def lower_kernel(k: ir.Kernel) -> list[LoweredSoac]:
+def lower_kernel(k: ir.Kernel, strategy: str = "cpu") -> list[LoweredSoac]:
     """Every SOAC of a λcu kernel, lowered (scalars bound by SOACs live on the device)."""
     from lambda_cu.check import check_kernel
     tenv = check_kernel(k)
@@ -202,8 +206,8 @@ def lower_kernel(k: ir.Kernel) -> list[LoweredSoac]:
     return out
 
 
-def kernel_source(soacs: list[LoweredSoac]) -> str:
-    return PRELUDE + "\n" + "\n".join(s.source for s in soacs)
+def kernel_source(soacs: list[LoweredSoac], strategy: str = "cpu") -> str:
+    return prelude(strategy) + "\n" + "\n".join(s.source for s in soacs)
 
 
 class OpenCLRunner:
@@ -230,7 +234,8 @@ class OpenCLRunner:
         if self.c.is_gpu:
             self.max_chunks, self.min_chunk, self.map_items = 8192, 64, 1 << 22
         else:
-            self.max_chunks, self.min_chunk, self.map_items = max(64, 32 * cu), 2048, 1 << 22
+            self.max_chunks, self.min_chunk = max(64, 32 * cu), 2048
+            self.map_items = self.max_chunks
         self.s = self.c.support
 
     # ------------------------------------------------------------------ memory
@@ -325,8 +330,10 @@ class OpenCLRunner:
     def launch(self, kern: Any, gsize: int, args: list) -> None:
         if gsize <= 0:
             return
+        loc = self.c.local
+        g = -(-int(gsize) // loc) * loc
         kern.set_args(*args)
-        self.cl.enqueue_nd_range_kernel(self.queue, kern, (int(gsize),), None)
+        self.cl.enqueue_nd_range_kernel(self.queue, kern, (g,), (loc,))
         self.stats.launches += 1
 
     def chunks(self, n: int) -> int:
@@ -341,20 +348,35 @@ class OpenCLRunner:
         return np.int32(len(self._pending) - 1) * np.int32(_SITES)
 
     # ------------------------------------------------------------------ runner interface
-    def lowered(self, k: ir.Kernel) -> _LoweredKernel:
-        lk = self._lowered.get(k.name)
-        if lk is None or lk.kernel is not k:
-            soacs = lower_kernel(k)
+    def prepare(self, prog: ir.Program) -> None:
+        """Lower every kernel of a program and build them as one OpenCL program (the executor
+        calls this once; the driver's cache makes a second build of the same source cheap)."""
+        self._build(list(prog.kernels))
+
+    def _build(self, kernels: list) -> None:
+        lowered = []
+        for k in kernels:
+            soacs = lower_kernel(k, self.c.strategy)
             for s in soacs:
                 if len(s.sites.table) >= _SITES:
                     raise LowerError(f"kernel {k.name}: more than {_SITES} failing sites in one SOAC")
-            t0 = time.perf_counter()
-            src = kernel_source(soacs)
-            ks = self.c.build(src)
-            dt = time.perf_counter() - t0
-            self.stats.kernels_built += sum(len(s.phases) for s in soacs)
-            self.stats.build_seconds += dt
-            lk = self._lowered[k.name] = _LoweredKernel(k, soacs, ks)
+            lowered.append((k, soacs))
+        if not lowered:
+            return
+        t0 = time.perf_counter()
+        src = kernel_source([s for _, soacs in lowered for s in soacs], self.c.strategy)
+        ks = self.c.build(src)
+        dt = time.perf_counter() - t0
+        self.stats.kernels_built += sum(len(s.phases) for _, soacs in lowered for s in soacs)
+        self.stats.build_seconds += dt
+        for k, soacs in lowered:
+            self._lowered[k.name] = _LoweredKernel(k, soacs, ks)
+
+    def lowered(self, k: ir.Kernel) -> _LoweredKernel:
+        lk = self._lowered.get(k.name)
+        if lk is None or lk.kernel is not k:
+            self._build([k])
+            lk = self._lowered[k.name]
         return lk
 
     def run_kernel(self, k: ir.Kernel, args: list) -> Any:

@@ -260,7 +260,7 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
 
     if isinstance(soac, ir.Map):
         def body(gen):
-            gen.emit("for (long i = get_global_id(0); i < n; i += get_global_size(0)) {")
+            gen.emit("NZ_FOR(i, n) {")
             v = b.pull(gen, f, "i")
             for j, e in enumerate(v.exprs):
                 gen.emit(f"  out{j}[i] = {e};")
@@ -381,7 +381,7 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
         if isinstance(soac, ir.SegReduce):
             # empty segments reduce to init
             def p0(gen):
-                gen.emit("for (long s = get_global_id(0); s < nseg; s += get_global_size(0)) {")
+                gen.emit("NZ_FOR(s, nseg) {")
                 iv = b.init(gen, soac)
                 for j, e in enumerate(iv.exprs):
                     gen.emit(f"  out{j}[s] = {e};")
@@ -444,7 +444,7 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
             sd = cname(soac.sd.name)
 
             def p4(gen):
-                gen.emit("for (long s = get_global_id(0); s < nseg; s += get_global_size(0)) {")
+                gen.emit("NZ_FOR(s, nseg) {")
                 gen.emit(f"  long a = {sd}_offsets[s], e = a + {sd}_lengths[s];")
                 gen.emit("  int k = (int)(pre[e] - pre[a]);")
                 gen.emit("  kept[s] = k;")
@@ -462,7 +462,7 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
         msg = MSG_SCATTER if scatter else MSG_PERMUTE
 
         def target(gen, x_first: bool):
-            gen.emit("for (long i = get_global_id(0); i < n; i += get_global_size(0)) {")
+            gen.emit("NZ_FOR(i, n) {")
             x = b.pull(gen, f, "i")
             g = b.pull(gen, soac.idx, "i")
             t = g.exprs[0]
@@ -516,7 +516,7 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
         desc = soac.descending
 
         def p0(gen):
-            gen.emit("for (long i = get_global_id(0); i < n; i += get_global_size(0)) {")
+            gen.emit("NZ_FOR(i, n) {")
             x = b.pull(gen, f, "i")
             k = x.exprs[0]
             if isinstance(kt, FloatT):
@@ -627,11 +627,11 @@ kernel void nz_radix_scatterseg(global const int* restrict idx, global const int
   }
 }
 kernel void nz_rank_out(global const int* restrict idx, const long n, global int* restrict out) {
-  for (long p = get_global_id(0); p < n; p += get_global_size(0)) out[idx[p]] = (int)p;
+  NZ_FOR(p, n) out[idx[p]] = (int)p;
 }
 kernel void nz_segrank_out(global const int* restrict idx, global const int* restrict ids,
                            global const int* restrict offs, const long n, global int* restrict out) {
-  for (long p = get_global_id(0); p < n; p += get_global_size(0)) {
+  NZ_FOR(p, n) {
     int x = idx[p]; out[x] = (int)(p - offs[ids[x]]);
   }
 }
@@ -658,20 +658,20 @@ kernel void nz_sd_offsets(global const int* restrict lens, const long n, const l
 }
 kernel void nz_sd_ids(global const int* restrict offs, const long count, const long total,
                       global int* restrict ids) {
-  for (long i = get_global_id(0); i < total; i += get_global_size(0)) {
+  NZ_FOR(i, total) {
     long lo = 0, hi = count - 1;
     while (lo < hi) { long mid = (lo + hi + 1) / 2; if ((long)offs[mid] <= i) lo = mid; else hi = mid - 1; }
     ids[i] = (int)lo;
   }
 }
 kernel void nz_cast_i2l(global const int* restrict a, const long n, global long* restrict b) {
-  for (long i = get_global_id(0); i < n; i += get_global_size(0)) b[i] = (long)a[i];
+  NZ_FOR(i, n) b[i] = (long)a[i];
 }
 kernel void nz_cast_l2i(global const long* restrict a, const long n, global int* restrict b) {
-  for (long i = get_global_id(0); i < n; i += get_global_size(0)) b[i] = (int)a[i];
+  NZ_FOR(i, n) b[i] = (int)a[i];
 }
 kernel void nz_seg_lengths_check(global const int* restrict a, const long n, global int* restrict neg) {
-  for (long i = get_global_id(0); i < n; i += get_global_size(0)) if (a[i] < 0) neg[0] = 1;
+  NZ_FOR(i, n) if (a[i] < 0) neg[0] = 1;
 }
 """
 
