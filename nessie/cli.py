@@ -14,8 +14,8 @@ from typing import Optional
 
 from nessie.diagnostics import CompileErrors, CompileError, RuntimeNeslError
 
-EMITS = ("ast", "typed", "mono", "lcu", "lcu-fused", "pdg")
-BACKENDS = ("auto", "lcu", "interp")
+EMITS = ("ast", "typed", "mono", "lcu", "lcu-fused", "pdg", "lift", "opencl")
+BACKENDS = ("auto", "opencl", "lcu", "interp")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -29,20 +29,33 @@ def _parser() -> argparse.ArgumentParser:
     r = sub.add_parser("run", help="compile and run a NESL program")
     common(r)
     r.add_argument("--backend", choices=BACKENDS, default="auto",
-                   help="lcu: flattened (and fused) λcu on the numpy interpreter; interp: the "
-                        "reference interpreter; auto (default): lcu when the program is within "
+                   help="opencl: flattened (and fused) λcu lowered to OpenCL kernels run on the "
+                        "device; lcu: the same λcu on the numpy kernel runner; interp: the "
+                        "reference interpreter; auto (default): opencl when the program is within "
                         "the flattener's coverage, else interp (said on stderr)")
+    r.add_argument("--device", default=None, metavar="DEV",
+                   help="OpenCL device for --backend opencl: cpu, gpu or P:D (platform:device "
+                        "numbers); default: PYOPENCL_CTX if set, else a GPU if present, else the "
+                        "CPU (PoCL)")
     r.add_argument("--no-fuse", action="store_true", help="switch kernel fusion off")
     r.add_argument("--print-length", type=int, default=100, metavar="N",
                    help="longest sequence printed in full (default 100)")
-    r.add_argument("--stats", action="store_true", help="print kernel launch counts to stderr")
+    r.add_argument("--stats", action="store_true",
+                   help="print to stderr: λcu kernels, kernel launches and, on opencl, the "
+                        "device, OpenCL kernels built, device launches, kernel time, bytes moved "
+                        "between host and device and peak device memory")
 
     c = sub.add_parser("check", help="parse and type-check only")
     common(c)
 
     k = sub.add_parser("compile", help="print an intermediate form")
     common(k)
-    k.add_argument("--emit", choices=EMITS, default="lcu")
+    k.add_argument("--emit", choices=EMITS, default="lcu",
+                   help="ast | typed | mono | lcu (flattened λcu, default) | lcu-fused | pdg "
+                        "(fusion graphs in DOT) | lift (per fused λcu kernel, the Lift expression "
+                        "of each OpenCL kernel) | opencl (the generated OpenCL C)")
+    k.add_argument("--no-fuse", action="store_true",
+                   help="with --emit lift/opencl: lower the unfused program")
 
     s = sub.add_parser("stats", help="kernel counts before and after fusion")
     common(s)
@@ -112,6 +125,10 @@ def _dispatch(args) -> int:
                 print(flat.program)
             elif args.emit == "lcu-fused":
                 print(driver.fuse(flat)[0].program)
+            elif args.emit in ("lift", "opencl"):
+                from lift_backend.lower import print_lift, print_opencl
+                prog = (flat if args.no_fuse else driver.fuse(flat)[0]).program
+                print(print_lift(prog) if args.emit == "lift" else print_opencl(prog))
             else:
                 from lambda_cu.fusion import pdg_to_dot
                 _, report = driver.fuse(flat)
@@ -129,11 +146,11 @@ def _dispatch(args) -> int:
     # run
     backend = args.backend
     flat = None
-    if backend in ("auto", "lcu"):
+    if backend in ("auto", "lcu", "opencl"):
         try:
             flat = driver.flatten(c, int_bits=bits)
         except FlattenUnsupported as e:
-            if backend == "lcu":
+            if backend != "auto":
                 print(f"{args.file}: error: {e}", file=sys.stderr)
                 return 1
             print(f"nessie: note: running on the reference interpreter: {e}", file=sys.stderr)
@@ -141,13 +158,33 @@ def _dispatch(args) -> int:
     if backend == "interp":
         driver.run_interp(c, sys.stdout, int_bits=bits, print_length=args.print_length)
         return 0
+    if backend == "auto":
+        backend = "opencl"
+    if args.device is not None and backend != "opencl":
+        print("nessie: error: --device applies to --backend opencl only", file=sys.stderr)
+        return 1
     if not args.no_fuse:
         flat, _ = driver.fuse(flat)
-    it = driver.run_lcu(c, flat, sys.stdout, print_length=args.print_length, int_bits=bits)
+    try:
+        runner = driver.make_runner(backend, args.device)
+    except RuntimeError as e:       # no OpenCL device, or not the one asked for
+        print(f"nessie: error: {e}", file=sys.stderr)
+        return 1
+    it = driver.run_lcu(c, flat, sys.stdout, print_length=args.print_length, int_bits=bits,
+                        runner=runner)
     if args.stats:
         launches = sum(it.launches.values())
-        print(f"nessie: {len(flat.program.kernels)} kernels, {launches} launches "
-              f"({'unfused' if args.no_fuse else 'fused'})", file=sys.stderr)
+        print(f"nessie: backend {backend}, {'unfused' if args.no_fuse else 'fused'}: "
+              f"{len(flat.program.kernels)} λcu kernels, {launches} λcu kernel launches",
+              file=sys.stderr)
+        st = getattr(runner, "stats", None)
+        if st is not None:
+            print(f"nessie: device {runner.device.name.strip()} "
+                  f"({runner.device.platform.name.strip()}): {st.kernels_built} OpenCL kernels "
+                  f"built in {st.build_seconds:.2f} s, {st.launches} device launches, kernel time "
+                  f"{st.kernel_seconds * 1e3:.1f} ms, {st.bytes_to_device} B to device, "
+                  f"{st.bytes_from_device} B from device, {st.syncs} synchronisations, peak "
+                  f"device memory {st.peak_bytes} B", file=sys.stderr)
     return 0
 
 
