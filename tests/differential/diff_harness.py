@@ -63,6 +63,43 @@ def run_flat(c, flat) -> Outcome:
     return _run(lambda out: driver.run_lcu(c, flat, out))
 
 
+def run_opencl(c, flat) -> Outcome:
+    """The flattened program lowered to OpenCL and run on the default device (PoCL in CI)."""
+    return _run(lambda out: driver.run_lcu(c, flat, out, runner=driver.make_runner("opencl")))
+
+
+#: Relative tolerance for floating-point numbers printed by the OpenCL backend: its reductions
+#: and scans regroup sums by chunk (a parallel tree), so the last digits of a float sum may differ
+#: from the sequential order of the reference interpreter.  Everything else must be identical.
+FLOAT_REL_TOL = 1e-9
+_FLOAT = re.compile(r"(-?\d+\.\d+(?:E-?\d+)?|-?inf|nan)")
+
+
+def same_text(a: str, b: str, rel: float = FLOAT_REL_TOL) -> bool:
+    """``a == b`` except that printed floats may differ by ``rel`` (relative)."""
+    if a == b:
+        return True
+    pa, pb = _FLOAT.split(a), _FLOAT.split(b)
+    if len(pa) != len(pb):
+        return False
+    for k, (x, y) in enumerate(zip(pa, pb)):
+        if k % 2 == 0 or x == y:
+            if x != y:
+                return False
+            continue
+        try:
+            fx, fy = float(x), float(y)
+        except ValueError:
+            return False
+        if not abs(fx - fy) <= rel * max(abs(fx), abs(fy)) + 1e-300:
+            return False
+    return True
+
+
+def same_outcome(a: "Outcome", b: "Outcome") -> bool:
+    return (a.error, a.where, a.crash) == (b.error, b.where, b.crash) and same_text(a.out, b.out)
+
+
 @dataclass
 class Comparison:
     source: str
@@ -71,6 +108,8 @@ class Comparison:
     fused: Optional[Outcome] = None
     flatten_error: Optional[str] = None
     fused_skipped: Optional[str] = None
+    opencl: Optional[Outcome] = None
+    opencl_fused: Optional[Outcome] = None
 
     def mismatches(self) -> list[str]:
         """The backends whose outcome differs from the interpreter's (empty when all agree)."""
@@ -79,6 +118,9 @@ class Comparison:
             bad.append("flatten")
         for name, o in (("lcu", self.lcu), ("fused", self.fused)):
             if o is not None and o != self.interp:
+                bad.append(name)
+        for name, o in (("opencl", self.opencl), ("opencl-fused", self.opencl_fused)):
+            if o is not None and not same_outcome(o, self.interp):
                 bad.append(name)
         return bad
 
@@ -91,6 +133,10 @@ class Comparison:
             lines += ["--- flattened λcu (unfused):", self.lcu.describe().rstrip()]
         if self.fused is not None:
             lines += ["--- flattened λcu (fused):", self.fused.describe().rstrip()]
+        if self.opencl is not None:
+            lines += ["--- OpenCL (unfused):", self.opencl.describe().rstrip()]
+        if self.opencl_fused is not None:
+            lines += ["--- OpenCL (fused):", self.opencl_fused.describe().rstrip()]
         return "\n".join(lines)
 
 
@@ -105,7 +151,8 @@ def kernel_launches(flat) -> int:
 
 
 def compare(source: str, *, fused: bool = True, filename: str = "gen.nesl",
-            max_fused_launches: Optional[int] = None) -> Comparison:
+            max_fused_launches: Optional[int] = None, opencl: bool = False,
+            lcu: bool = True) -> Comparison:
     """Compile ``source`` and run it on every backend.  Compile errors propagate (a generated
     program that does not compile is a generator bug).  ``FlattenUnsupported`` and crashes of
     the flattener are recorded as ``flatten_error``.  With ``max_fused_launches``, programs with
@@ -118,7 +165,10 @@ def compare(source: str, *, fused: bool = True, filename: str = "gen.nesl",
     except Exception as e:  # noqa: BLE001
         cmp.flatten_error = f"{type(e).__name__}: {e}"
         return cmp
-    cmp.lcu = run_flat(c, flat)
+    if lcu:
+        cmp.lcu = run_flat(c, flat)
+    if opencl:
+        cmp.opencl = run_opencl(c, flat)
     if fused and max_fused_launches is not None and kernel_launches(flat) > max_fused_launches:
         cmp.fused_skipped = f"{kernel_launches(flat)} kernel launch sites"
         fused = False
@@ -128,7 +178,10 @@ def compare(source: str, *, fused: bool = True, filename: str = "gen.nesl",
         except Exception as e:  # noqa: BLE001
             cmp.fused = Outcome("", crash=f"fuse raised {type(e).__name__}: {e}")
         else:
-            cmp.fused = run_flat(c, ff)
+            if lcu:
+                cmp.fused = run_flat(c, ff)
+            if opencl:
+                cmp.opencl_fused = run_opencl(c, ff)
     return cmp
 
 
