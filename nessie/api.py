@@ -13,8 +13,8 @@
     s.sparse_mxv([[(0, 2.0), (1, -1.0)], [(1, 3.0)]], np.array([1.0, 2.0]))
                                                          # -> array([0., 6.])
 
-``load(path_or_source, *, backend="interp", fuse=False, int64=False, run_toplevel=True,
-stdout=None)`` compiles the program (raising :class:`~nessie.diagnostics.CompileErrors` with every
+``load(path_or_source, *, backend="auto", fuse=None, int64=False, run_toplevel=True,
+stdout=None, device=None)`` compiles the program (raising :class:`~nessie.diagnostics.CompileErrors` with every
 error found) and, unless ``run_toplevel=False``, runs its top-level bindings and expressions
 (their result lines are kept in ``module.output``, the values in ``module.values``).
 
@@ -50,7 +50,12 @@ tuples as a list of tuples, nested sequences as lists of arrays); tuples as Pyth
 datatype values as ``DataVal``.  A NESL runtime error raises
 :class:`~nessie.diagnostics.RuntimeNeslError` (``str()`` gives the source position).
 
-Backends: ``"interp"`` is the reference interpreter; ``"lcu"`` flattens the called function
+Backends: ``"auto"`` (the default, as the CLI's) is ``"opencl"`` (``"interp"`` with
+``int64=True``); ``"opencl"`` flattens and (by default) fuses the called function like ``"lcu"``
+and runs its kernels as generated OpenCL on ``device`` (``None``: ``PYOPENCL_CTX``, else a GPU if
+present, else PoCL; ``"cpu"``, ``"gpu"`` or ``"P:D"``), vectors staying on the device between
+kernels; ``fuse`` defaults to ``True`` on the flattening backends.  ``"interp"`` is the reference
+interpreter; ``"lcu"`` flattens the called function
 instance (and the functions it calls) to λcu with :func:`nessie.driver.flatten`'s flattener,
 optionally fuses it (``fuse=True``), and runs it on the numpy λcu interpreter; arrays go in and
 come out as flat numpy vectors and segment descriptors without per-element Python work.  A
@@ -77,13 +82,13 @@ from nessie.types.types import (BOOL, CHAR, FLOAT, INT, SEGDES, CLASS_MEMBERS, N
 
 __all__ = ["load", "Module", "Function", "DataVal"]
 
-BACKENDS = ("interp", "lcu")
+BACKENDS = ("auto", "opencl", "lcu", "interp")
 
 
 # ============================================================================== loading
-def load(source: Any, *, backend: str = "interp", fuse: bool = False, int64: bool = False,
-         run_toplevel: bool = True, stdout: Any = None, filename: Optional[str] = None
-         ) -> "Module":
+def load(source: Any, *, backend: str = "auto", fuse: Optional[bool] = None, int64: bool = False,
+         run_toplevel: bool = True, stdout: Any = None, filename: Optional[str] = None,
+         device: Optional[str] = None) -> "Module":
     """Compile a NESL program given as a path (``str`` naming a file or ending in ``.nesl``, or
     an ``os.PathLike``) or as source text; see the module docstring."""
     if isinstance(source, os.PathLike) or (
@@ -100,7 +105,7 @@ def load(source: Any, *, backend: str = "interp", fuse: bool = False, int64: boo
         raise TypeError(f"load() wants a file path or NESL source text, not "
                         f"{type(source).__name__}")
     return Module(text, name, backend=backend, fuse=fuse, int64=int64,
-                  run_toplevel=run_toplevel, stdout=stdout)
+                  run_toplevel=run_toplevel, stdout=stdout, device=device)
 
 
 # ============================================================================== type matching
@@ -750,17 +755,24 @@ class Function:
 class Module:
     """A compiled NESL program (see the module docstring)."""
 
-    def __init__(self, text: str, filename: str = "<string>", *, backend: str = "interp",
-                 fuse: bool = False, int64: bool = False, run_toplevel: bool = True,
-                 stdout: Any = None) -> None:
+    def __init__(self, text: str, filename: str = "<string>", *, backend: str = "auto",
+                 fuse: Optional[bool] = None, int64: bool = False, run_toplevel: bool = True,
+                 stdout: Any = None, device: Optional[str] = None) -> None:
         from nessie.mono import Monomorphiser
         from nessie.syntax import parse_text
         from nessie.types import typecheck
 
         if backend not in BACKENDS:
             raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
+        if backend == "auto":
+            # the CLI's default: OpenCL (64-bit ints run on the reference interpreter)
+            backend = "interp" if int64 else "opencl"
+        if device is not None and backend != "opencl":
+            raise ValueError("device= applies to backend='opencl' only")
         self.backend = backend
-        self.fuse = fuse
+        self.device = device
+        self.fuse = (backend != "interp") if fuse is None else bool(fuse)
+        self._runner_obj = None
         self.filename = filename
         self.int_bits = 64 if int64 else 32
         self._stdout = stdout
@@ -913,6 +925,14 @@ class Module:
         return self._globals_ok[inst]
 
     # ---------------------------------------------------------------- λcu backend
+    def _runner(self):
+        """The kernel runner of the flattening backends (one per module: the OpenCL runner keeps
+        its compiled kernels)."""
+        if self._runner_obj is None:
+            from nessie import driver
+            self._runner_obj = driver.make_runner(self.backend, self.device)
+        return self._runner_obj
+
     def _run_lcu_toplevel(self) -> None:
         from nessie import driver
         from nessie.mono import monomorphise
@@ -923,14 +943,14 @@ class Module:
             flat = _fused(flat)
         buf = io.StringIO()
         try:
-            it = driver.run_lcu(c, flat, buf, int_bits=self.int_bits)
+            it = driver.run_lcu(c, flat, buf, int_bits=self.int_bits, runner=self._runner())
         finally:
             self.output = buf.getvalue()
         dts = driver._datatypes(c)
         for top in flat.items:
             if top.kind not in ("val", "exp"):
                 continue
-            leaves = [it.globals[n] for n in top.leaves]
+            leaves = [it.runner.to_host(it.globals[n]) for n in top.leaves]
             value = driver.leaves_to_value(flat.typemap, top.type, leaves, dts)
             if top.kind == "val":
                 self._bind_values(top.item.pattern, value)
@@ -968,7 +988,8 @@ class Module:
             flat = _fused(flat)
         fname = "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in inst)
         externs, rt = driver.make_externs(c, flat, io.StringIO(), int_bits=self.int_bits)
-        entry = (flat, LI.Interpreter(flat.program, True, externs=externs), fname, rt)
+        from lambda_cu.executor import Executor
+        entry = (flat, Executor(flat.program, self._runner(), True, externs=externs), fname, rt)
         self._flat_cache[inst] = entry
         return entry
 
@@ -991,7 +1012,7 @@ class Module:
             raise AssertionError(f"{len(leaves)} leaves for {len(expected)} parameters")
         interp.launches.clear()
         try:
-            res = interp.call(fname, *leaves)
+            res = interp.runner.to_host(interp.call(fname, *leaves))
         except LI.LcuRuntimeError as err:
             raise RuntimeNeslError(driver_span_of_loc(err.location), err.message) from None
         finally:
