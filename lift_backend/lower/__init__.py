@@ -26,6 +26,11 @@ def print_lift(prog: ir.Program) -> str:
                        f"-- {len(ls.phases)} launch{'es' if len(ls.phases) != 1 else ''}")
             for p in ls.phases:
                 out.append(f"    {p.name}: {p.lift}")
+            names = {"f": "f", "op": "op", "pred": "p", "idx": "g"}
+            for fld in ls.soac.THUNK_FIELDS:
+                out.append(f"      where {names.get(fld, fld)} = {getattr(ls.soac, fld)}")
+            for j, e in enumerate(ls.soac.init_exps):
+                out.append(f"      where init{j} = {e}")
         out.append("")
     return "\n".join(out)
 

@@ -1,0 +1,94 @@
+// prelude (every program starts with it)
+#define NZ_FOR(i, n) for (long i = (long)get_global_id(0) * (long)(n) / (long)get_global_size(0), i##_end = ((long)get_global_id(0) + 1) * (long)(n) / (long)get_global_size(0); i < i##_end; i++)
+
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#pragma OPENCL FP_CONTRACT OFF
+#define NESSIE_ERR(code) atomic_min(err, (code))
+inline int nz_tdiv_i(int a, int b) { return b == -1 ? (int)(0u - (uint)a) : a / b; }
+inline long nz_tdiv_l(long a, long b) { return b == -1 ? (long)(0ul - (ulong)a) : a / b; }
+inline int nz_rem_i(int a, int b) { return b == -1 ? 0 : a % b; }
+inline long nz_rem_l(long a, long b) { return b == -1 ? 0 : a % b; }
+inline int nz_mod_i(int a, int b) { int r = nz_rem_i(a, b); return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r; }
+inline long nz_mod_l(long a, long b) { long r = nz_rem_l(a, b); return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r; }
+inline int nz_ipow_i(int a, int e) { uint r = 1u, b = (uint)a; uint k = (uint)e;
+  while (k) { if (k & 1u) r *= b; b *= b; k >>= 1; } return (int)r; }
+inline long nz_ipow_l(long a, long e) { ulong r = 1ul, b = (ulong)a; ulong k = (ulong)e;
+  while (k) { if (k & 1ul) r *= b; b *= b; k >>= 1; } return (long)r; }
+inline int nz_negpow_i(int a, int e) { return a == 1 ? 1 : (a == -1 ? ((e % 2 == 0) ? 1 : -1) : 0); }
+inline long nz_negpow_l(long a, long e) { return a == 1 ? 1 : (a == -1 ? ((e % 2 == 0) ? 1 : -1) : 0); }
+inline int nz_f2i(double x) {
+  if (!isfinite(x)) return (int)0x80000000u;
+  double r = fmod(x, 4294967296.0);
+  return (int)(uint)(ulong)(long)r; }
+inline long nz_f2l(double x) {
+  if (!isfinite(x)) return (long)0x8000000000000000ul;
+  double r = fmod(x, 18446744073709551616.0);
+  if (fabs(r) >= 9223372036854775808.0) r = r - copysign(18446744073709551616.0, r);
+  return (long)r; }
+inline long nz_isqrt(long x) {
+  if (x < 0) return 0;
+  long r = (long)floor(sqrt((double)x));
+  if (r * r > x) r -= 1;
+  if ((r + 1) * (r + 1) <= x) r += 1;
+  return r; }
+inline double nz_fmax(double a, double b) { return isnan(a) ? a : (a > b ? a : b); }
+inline double nz_fmin(double a, double b) { return isnan(a) ? a : (a < b ? a : b); }
+
+// ===== λcu kernel KF2
+kernel void v_KF2_0_chunks(
+    global const double* restrict v_a_10,
+    long v_a_10_n,
+    global const double* restrict v_a_11,
+    long v_a_11_n,
+    const int v_n_12_0,
+    global int* err,
+    const int errbase,
+    const long n,
+    const long P,
+    global double* restrict part0)
+{
+  const long c = get_global_id(0);
+  if (c >= P) return;
+  const long lo = c * n / P, hi = (c + 1) * n / P;
+  double acc0;
+  for (long i = lo; i < hi; i++) {
+  double t1;
+  if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_a_10_n)) { NESSIE_ERR(errbase + 0); t1 = 0; } else t1 = (double)v_a_10[(int)i];
+  double t2;
+  if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_a_11_n)) { NESSIE_ERR(errbase + 1); t2 = 0; } else t2 = (double)v_a_11[(int)i];
+  double t3 = (t1 * t2);
+    if (i == lo) {
+  double t4 = t3;
+  acc0 = t4;
+    } else {
+  double t5 = (acc0 + t3);
+  double t6 = t5;
+  acc0 = t6;
+    }
+  }
+  part0[c] = acc0;
+}
+
+kernel void v_KF2_0_carry(
+    global const double* restrict v_a_10,
+    long v_a_10_n,
+    global const double* restrict v_a_11,
+    long v_a_11_n,
+    const int v_n_12_0,
+    global int* err,
+    const int errbase,
+    const long P,
+    global const double* restrict part0,
+    global double* restrict out0)
+{
+  if (get_global_id(0) != 0) return;
+  double acc0;
+  double t1 = (0.0);
+  acc0 = t1;
+  for (long c = 0; c < P; c++) {
+  double t2 = (acc0 + part0[c]);
+  double t3 = t2;
+  acc0 = t3;
+  }
+  out0[0] = acc0;
+}

@@ -1,0 +1,140 @@
+// prelude (every program starts with it)
+#define NZ_FOR(i, n) for (long i = (long)get_global_id(0) * (long)(n) / (long)get_global_size(0), i##_end = ((long)get_global_id(0) + 1) * (long)(n) / (long)get_global_size(0); i < i##_end; i++)
+
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#pragma OPENCL FP_CONTRACT OFF
+#define NESSIE_ERR(code) atomic_min(err, (code))
+inline int nz_tdiv_i(int a, int b) { return b == -1 ? (int)(0u - (uint)a) : a / b; }
+inline long nz_tdiv_l(long a, long b) { return b == -1 ? (long)(0ul - (ulong)a) : a / b; }
+inline int nz_rem_i(int a, int b) { return b == -1 ? 0 : a % b; }
+inline long nz_rem_l(long a, long b) { return b == -1 ? 0 : a % b; }
+inline int nz_mod_i(int a, int b) { int r = nz_rem_i(a, b); return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r; }
+inline long nz_mod_l(long a, long b) { long r = nz_rem_l(a, b); return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r; }
+inline int nz_ipow_i(int a, int e) { uint r = 1u, b = (uint)a; uint k = (uint)e;
+  while (k) { if (k & 1u) r *= b; b *= b; k >>= 1; } return (int)r; }
+inline long nz_ipow_l(long a, long e) { ulong r = 1ul, b = (ulong)a; ulong k = (ulong)e;
+  while (k) { if (k & 1ul) r *= b; b *= b; k >>= 1; } return (long)r; }
+inline int nz_negpow_i(int a, int e) { return a == 1 ? 1 : (a == -1 ? ((e % 2 == 0) ? 1 : -1) : 0); }
+inline long nz_negpow_l(long a, long e) { return a == 1 ? 1 : (a == -1 ? ((e % 2 == 0) ? 1 : -1) : 0); }
+inline int nz_f2i(double x) {
+  if (!isfinite(x)) return (int)0x80000000u;
+  double r = fmod(x, 4294967296.0);
+  return (int)(uint)(ulong)(long)r; }
+inline long nz_f2l(double x) {
+  if (!isfinite(x)) return (long)0x8000000000000000ul;
+  double r = fmod(x, 18446744073709551616.0);
+  if (fabs(r) >= 9223372036854775808.0) r = r - copysign(18446744073709551616.0, r);
+  return (long)r; }
+inline long nz_isqrt(long x) {
+  if (x < 0) return 0;
+  long r = (long)floor(sqrt((double)x));
+  if (r * r > x) r -= 1;
+  if ((r + 1) * (r + 1) <= x) r += 1;
+  return r; }
+inline double nz_fmax(double a, double b) { return isnan(a) ? a : (a > b ? a : b); }
+inline double nz_fmin(double a, double b) { return isnan(a) ? a : (a < b ? a : b); }
+
+// ===== λcu kernel KF1
+kernel void v_KF1_0_chunks(
+    global const int* restrict v_a_1,
+    long v_a_1_n,
+    global int* err,
+    const int errbase,
+    const long n,
+    const long P,
+    global int* restrict part0,
+    global int* restrict part1)
+{
+  const long c = get_global_id(0);
+  if (c >= P) return;
+  const long lo = c * n / P, hi = (c + 1) * n / P;
+  int acc0;
+  int acc1;
+  for (long i = lo; i < hi; i++) {
+  int t1;
+  if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_a_1_n)) { NESSIE_ERR(errbase + 0); t1 = 0; } else t1 = (int)v_a_1[(int)i];
+  int t2;
+  if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_a_1_n)) { NESSIE_ERR(errbase + 1); t2 = 0; } else t2 = (int)v_a_1[(int)i];
+  uchar t3 = (uchar)(t2 > ((int)0));
+  int t4;
+  if (t3) {
+    t4 = t2;
+  } else {
+    t4 = ((int)0);
+  }
+    if (i == lo) {
+  int t5 = t1;
+  int t6 = t4;
+  acc0 = t5;
+  acc1 = t6;
+    } else {
+  int t7 = (int)((uint)acc0 + (uint)t1);
+  int t8 = (int)((uint)acc1 + (uint)t4);
+  int t9 = t7;
+  int t10 = t8;
+  acc0 = t9;
+  acc1 = t10;
+    }
+  }
+  part0[c] = acc0;
+  part1[c] = acc1;
+}
+
+kernel void v_KF1_0_carry(
+    global const int* restrict v_a_1,
+    long v_a_1_n,
+    global int* err,
+    const int errbase,
+    const long P,
+    global const int* restrict part0,
+    global const int* restrict part1,
+    global int* restrict out0,
+    global int* restrict out1)
+{
+  if (get_global_id(0) != 0) return;
+  int acc0;
+  int acc1;
+  int t1 = ((int)0);
+  int t2 = ((int)0);
+  acc0 = t1;
+  acc1 = t2;
+  for (long c = 0; c < P; c++) {
+  int t3 = (int)((uint)acc0 + (uint)part0[c]);
+  int t4 = (int)((uint)acc1 + (uint)part1[c]);
+  int t5 = t3;
+  int t6 = t4;
+  acc0 = t5;
+  acc1 = t6;
+  }
+  out0[0] = acc0;
+  out1[0] = acc1;
+}
+
+// ===== λcu kernel KF2
+kernel void v_KF2_0_map(
+    global const int* restrict v_a_1,
+    long v_a_1_n,
+    const int v_n_5_0,
+    const int v_red_2_0,
+    const int v_red_4_0,
+    global int* err,
+    const int errbase,
+    const long n,
+    global int* restrict out0,
+    global int* restrict out1)
+{
+  NZ_FOR(i, n) {
+  int t1;
+  if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_a_1_n)) { NESSIE_ERR(errbase + 0); t1 = 0; } else t1 = (int)v_a_1[(int)i];
+  int t2 = v_red_2_0;
+  if (t2 == 0) { NESSIE_ERR(errbase + 1); t2 = 1; }
+  int t3 = nz_tdiv_i(t1, t2);
+  int t4;
+  if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_a_1_n)) { NESSIE_ERR(errbase + 2); t4 = 0; } else t4 = (int)v_a_1[(int)i];
+  int t5 = v_red_4_0;
+  if (t5 == 0) { NESSIE_ERR(errbase + 3); t5 = 1; }
+  int t6 = nz_tdiv_i(t4, t5);
+    out0[i] = t3;
+    out1[i] = t6;
+  }
+}
