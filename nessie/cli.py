@@ -1,6 +1,8 @@
-"""``nessie`` command line: run, check, compile (--emit), stats.
+"""``nessie`` command line: run, check, compile (--emit), stats, test.
 
-User errors (syntax, type, scope, runtime) are printed as ``FILE:LINE:COL: error: ...`` with the
+Every command takes one or more files (``-`` reads the program from standard input); with
+several files each is processed in turn and the exit status is 1 if any of them failed.  User
+errors (syntax, type, scope, runtime) are printed as ``FILE:LINE:COL: error: ...`` with the
 source line and a caret, and the command exits with status 1; a Python traceback is only ever
 shown for an internal compiler error, which says so.
 """
@@ -8,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import traceback
 from typing import Optional
@@ -18,16 +21,43 @@ EMITS = ("ast", "typed", "mono", "lcu", "lcu-fused", "pdg", "lift", "opencl")
 BACKENDS = ("auto", "opencl", "lcu", "interp")
 
 
+def _print_length(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {n}")
+    return n
+
+
+EPILOG = """\
+FILE may be - to read the program from standard input; several files are run one after
+another (exit status 1 if any failed).  The REPL is `python -m nessie.repl`.
+`nessie COMMAND --help` describes each command's options."""
+
+
 def _parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="nessie", description="Nessie, a NESL compiler.")
-    sub = ap.add_subparsers(dest="cmd", required=True)
+    from nessie import __version__
+    ap = argparse.ArgumentParser(prog="nessie", description="Nessie, a NESL compiler.",
+                                 epilog=EPILOG,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--version", action="version", version=f"nessie {__version__}",
+                    help="print Nessie's version and exit")
+    sub = ap.add_subparsers(dest="cmd", required=True, metavar="COMMAND")
 
-    def common(p):
-        p.add_argument("file", help="a .nesl source file")
-        p.add_argument("--int64", action="store_true", help="64-bit NESL int (default: 32-bit)")
+    def files(p):
+        p.add_argument("files", nargs="+", metavar="FILE",
+                       help="NESL source file(s); - reads standard input")
 
-    r = sub.add_parser("run", help="compile and run a NESL program")
-    common(r)
+    def no_int64(p):
+        # accepted so that it can be refused with a message saying where it applies
+        p.add_argument("--int64", action="store_true", help=argparse.SUPPRESS)
+
+    r = sub.add_parser("run", help="compile and run NESL programs",
+                       description="Compile and run NESL programs, printing their results as "
+                                   "NESL 3.1 prints them.")
+    files(r)
     r.add_argument("--backend", choices=BACKENDS, default="auto",
                    help="opencl: flattened (and fused) λcu lowered to OpenCL kernels run on the "
                         "device; lcu: the same λcu on the numpy kernel runner; interp: the "
@@ -37,59 +67,164 @@ def _parser() -> argparse.ArgumentParser:
                    help="OpenCL device for --backend opencl: cpu, gpu or P:D (platform:device "
                         "numbers); default: PYOPENCL_CTX if set, else a GPU if present, else the "
                         "CPU (PoCL)")
-    r.add_argument("--no-fuse", action="store_true", help="switch kernel fusion off")
-    r.add_argument("--print-length", type=int, default=100, metavar="N",
-                   help="longest sequence printed in full (default 100)")
+    r.add_argument("--no-fuse", action="store_true",
+                   help="switch kernel fusion off (opencl and lcu backends)")
+    r.add_argument("--print-length", type=_print_length, default=100, metavar="N",
+                   help="longest sequence printed in full (default 100, as NESL's "
+                        "print_length); longer ones print their first N elements then ,...] "
+                        "(N = 0: [...])")
+    r.add_argument("--int64", action="store_true",
+                   help="64-bit NESL int (default: 32-bit, as NESL 3.1); runs on the reference "
+                        "interpreter: --backend auto falls back to it (said on stderr), "
+                        "--backend opencl or lcu refuse it")
     r.add_argument("--stats", action="store_true",
                    help="print to stderr: λcu kernels, kernel launches and, on opencl, the "
                         "device, OpenCL kernels built, device launches, kernel time, bytes moved "
                         "between host and device and peak device memory")
 
-    c = sub.add_parser("check", help="parse and type-check only")
-    common(c)
+    c = sub.add_parser("check", help="parse and type-check only",
+                       description="Parse and type-check NESL programs; prints nothing when "
+                                   "they are correct.")
+    files(c)
+    no_int64(c)
 
-    k = sub.add_parser("compile", help="print an intermediate form")
-    common(k)
+    k = sub.add_parser("compile", help="print an intermediate form",
+                       description="Print an intermediate form of NESL programs.")
+    files(k)
     k.add_argument("--emit", choices=EMITS, default="lcu",
-                   help="ast | typed | mono | lcu (flattened λcu, default) | lcu-fused | pdg "
-                        "(fusion graphs in DOT) | lift (per fused λcu kernel, the Lift expression "
-                        "of each OpenCL kernel) | opencl (the generated OpenCL C)")
+                   help="ast (parsed program) | typed (with types) | mono (monomorphic "
+                        "instances) | lcu (flattened λcu, the default) | lcu-fused (after "
+                        "kernel fusion) | pdg (fusion graphs in Graphviz DOT) | lift (per fused "
+                        "λcu kernel, the Lift expression of each OpenCL kernel) | opencl (the "
+                        "generated OpenCL C)")
     k.add_argument("--no-fuse", action="store_true",
                    help="with --emit lift/opencl: lower the unfused program")
+    no_int64(k)
 
-    s = sub.add_parser("stats", help="kernel counts before and after fusion")
-    common(s)
-    s.add_argument("--json", action="store_true")
+    s = sub.add_parser("stats", help="kernel counts before and after fusion",
+                       description="Kernel invocations per function before and after fusion, "
+                                   "the fusion ILP's objective and solve time.")
+    files(s)
+    s.add_argument("--json", action="store_true",
+                   help="print the figures as JSON (per function: unfused_kernels, "
+                        "fused_kernels, the fused kernels' SOACs and members, ILP objective and "
+                        "solve time, fallback reasons, global memory traffic)")
+    no_int64(s)
+
+    t = sub.add_parser("test", help="run programs on every backend against the expected "
+                                    "output written in them",
+                       description="Run NESL programs on every backend (interp, lcu and opencl, "
+                                   "unfused and fused) and compare their output with the "
+                                   "expected output of the program's '% ==' comment block "
+                                   "(else its .out file, else the reference interpreter's "
+                                   "output); see README.md, 'Testing your programs'.",
+                       epilog="Exit status 1 if any run failed.")
+    t.add_argument("files", nargs="+", metavar="FILE",
+                   help="NESL programs, or directories searched for .nesl files")
+    t.add_argument("--backend", action="append", metavar="NAME",
+                   help="run only these configurations (repeatable or comma-separated): "
+                        "interp, lcu-unfused, lcu-fused, opencl-unfused, opencl-fused, or a "
+                        "prefix (lcu, opencl) or fused / unfused; default: all")
+    t.add_argument("--device", default=None, metavar="DEV",
+                   help="OpenCL device for the opencl runs (as for nessie run)")
+    t.add_argument("-v", "--verbose", action="store_true",
+                   help="also say where each program's expected output came from")
+    no_int64(t)
     return ap
 
 
-def _read(path: str) -> str:
-    with open(path, encoding="utf-8") as f:
-        return f.read()
+def _read(path: str) -> tuple:
+    """``(text, name)`` of a program file (``-``: standard input)."""
+    if path == "-":
+        return sys.stdin.read(), "<stdin>"
+    if os.path.isdir(path):
+        raise _UsageError(f"{path} is a directory, not a NESL file")
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read(), path
+    except UnicodeDecodeError:
+        raise _UsageError(f"{path} is not a UTF-8 text file") from None
+
+
+class _UsageError(Exception):
+    """A one-line ``nessie: error: ...`` message."""
 
 
 def main(argv: Optional[list] = None) -> int:
     args = _parser().parse_args(argv)
+    if args.int64 and args.cmd != "run":
+        print(f"nessie: error: --int64 does not apply to nessie {args.cmd}: "
+              + ("the front end does not depend on the int width; "
+                 if args.cmd == "check" else
+                 "every run of nessie test uses 32-bit ints; " if args.cmd == "test" else
+                 "the flattened forms use 32-bit ints; ")
+              + "64-bit ints run with nessie run --int64 (on the reference interpreter)",
+              file=sys.stderr)
+        return 1
+    if args.cmd == "test":
+        from nessie import testing
+        backends = [b for arg in (args.backend or []) for b in arg.split(",") if b]
+        try:
+            return testing.main(args.files, backends, args.device, args.verbose)
+        except KeyboardInterrupt:
+            return 130
+    if args.files.count("-") > 1:
+        print("nessie: error: - (standard input) can be given only once", file=sys.stderr)
+        return 1
+    status = 0
+    state = _State()
+    several = len(args.files) > 1
+    for i, path in enumerate(args.files):
+        if several and args.cmd != "check":
+            if i:
+                print()
+            print(f"==> {path} <==", flush=True)
+        try:
+            rc = _one(args, path, state)
+        except _Stop as stop:
+            return stop.code
+        status = max(status, rc)
+    return status
+
+
+class _Stop(Exception):
+    def __init__(self, code: int) -> None:
+        self.code = code
+
+
+class _State:
+    """What several files of one command share: the kernel runner."""
+
+    def __init__(self) -> None:
+        self.runners: dict = {}
+
+
+def _one(args, path: str, state: _State) -> int:
+    """Process one file; returns its exit status."""
     try:
-        return _dispatch(args)
+        return _dispatch(args, path, state)
     except (CompileErrors, CompileError) as e:
+        sys.stdout.flush()
         print(e.format(), file=sys.stderr)
         return 1
     except RuntimeNeslError as e:
         sys.stdout.flush()
         print(e.format(), file=sys.stderr)
         return 1
+    except _UsageError as e:
+        print(f"nessie: error: {e}", file=sys.stderr)
+        return 1
     except FileNotFoundError as e:
         print(f"nessie: error: cannot open {e.filename}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        return 130
+        raise _Stop(130) from None
     except BrokenPipeError:          # `nessie ... | head`
         try:
             sys.stdout.close()
         except Exception:  # noqa: BLE001
             pass
-        return 0
+        raise _Stop(0) from None
     except Exception:  # noqa: BLE001 - a compiler bug, reported as such
         traceback.print_exc()
         print("nessie: internal compiler error (this is a bug in Nessie; please report it "
@@ -97,21 +232,26 @@ def main(argv: Optional[list] = None) -> int:
         return 2
 
 
-def _dispatch(args) -> int:
+def _dispatch(args, path: str, state: _State) -> int:
     from nessie import driver
     from nessie.flatten import FlattenUnsupported
 
-    bits = 64 if args.int64 else 32
-    text = _read(args.file)
+    int64 = args.cmd == "run" and args.int64
+    bits = 64 if int64 else 32
+    text, name = _read(path)
     if args.cmd == "check":
-        driver.compile_source(text, args.file)
+        driver.compile_source(text, name)
         return 0
     if args.cmd == "compile" and args.emit == "ast":
         from nessie.syntax import parse_text
         from nessie.syntax.printer import print_ast
-        print(print_ast(parse_text(text, args.file)))
+        print(print_ast(parse_text(text, name)))
         return 0
-    c = driver.compile_source(text, args.file)
+    if args.cmd == "run" and int64 and args.backend in ("opencl", "lcu"):
+        raise _UsageError(f"--int64 (64-bit NESL ints) runs on the reference interpreter "
+                          f"only: use --backend interp (or auto, which falls back to it); the "
+                          f"{args.backend} backend uses 32-bit ints")
+    c = driver.compile_source(text, name)
     if args.cmd == "compile":
         if args.emit == "typed":
             from nessie.types import print_typed
@@ -151,7 +291,7 @@ def _dispatch(args) -> int:
             flat = driver.flatten(c, int_bits=bits)
         except FlattenUnsupported as e:
             if backend != "auto":
-                print(f"{args.file}: error: {e}", file=sys.stderr)
+                print(f"{name}: error: {e}", file=sys.stderr)
                 return 1
             print(f"nessie: note: running on the reference interpreter: {e}", file=sys.stderr)
             backend = "interp"
@@ -165,11 +305,14 @@ def _dispatch(args) -> int:
         return 1
     if not args.no_fuse:
         flat, _ = driver.fuse(flat)
-    try:
-        runner = driver.make_runner(backend, args.device)
-    except RuntimeError as e:       # no OpenCL device, or not the one asked for
-        print(f"nessie: error: {e}", file=sys.stderr)
-        return 1
+    runner = state.runners.get(backend)
+    if runner is None:
+        try:
+            runner = driver.make_runner(backend, args.device, profile=args.stats)
+        except RuntimeError as e:       # no OpenCL device, or not the one asked for
+            print(f"nessie: error: {e}", file=sys.stderr)
+            return 1
+        state.runners[backend] = runner
     it = driver.run_lcu(c, flat, sys.stdout, print_length=args.print_length, int_bits=bits,
                         runner=runner)
     if args.stats:
@@ -177,7 +320,7 @@ def _dispatch(args) -> int:
         print(f"nessie: backend {backend}, {'unfused' if args.no_fuse else 'fused'}: "
               f"{len(flat.program.kernels)} λcu kernels, {launches} λcu kernel launches",
               file=sys.stderr)
-        st = getattr(runner, "stats", None)
+        st = runner.finish_stats() if hasattr(runner, "finish_stats") else None
         if st is not None:
             print(f"nessie: device {runner.device.name.strip()} "
                   f"({runner.device.platform.name.strip()}): {st.kernels_built} OpenCL kernels "

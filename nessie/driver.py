@@ -284,12 +284,12 @@ def _span_of_loc(loc: Optional[str]) -> Optional[Span]:
         return None
 
 
-def make_runner(backend: str = "lcu", device: Optional[str] = None):
+def make_runner(backend: str = "lcu", device: Optional[str] = None, profile: bool = False):
     """The kernel runner of a flattening backend: ``lcu`` (numpy) or ``opencl`` (``device``:
-    ``None``/``auto``, ``cpu``, ``gpu`` or ``P:D``)."""
+    ``None``/``auto``, ``cpu``, ``gpu`` or ``P:D``; ``profile``: time kernels with events)."""
     if backend == "opencl":
         from lift_backend.lower.runner import OpenCLRunner
-        return OpenCLRunner(device)
+        return OpenCLRunner(device, profile=profile)
     from lambda_cu.interp import NumpyRunner
     return NumpyRunner()
 

@@ -143,6 +143,7 @@ class _Context:
                                f"are doubles")
         self.ctx = cl.Context([device])
         self.queue = cl.CommandQueue(self.ctx)
+        self._profiling_queue = None
         self.is_gpu = bool(device.type & cl.device_type.GPU)
         self.programs: dict[str, dict] = {}
         self.strategy = "gpu" if self.is_gpu else "cpu"
@@ -150,6 +151,13 @@ class _Context:
         #: also means PoCL compiles each kernel once, not once per global size), 256 on a GPU
         self.local = 1 if not self.is_gpu else min(256, device.max_work_group_size)
         self.support = _Kernels(self.build(prelude(self.strategy) + SUPPORT))
+
+    def profiling_queue(self):
+        if self._profiling_queue is None:
+            cl = self.cl
+            self._profiling_queue = cl.CommandQueue(
+                self.ctx, properties=cl.command_queue_properties.PROFILING_ENABLE)
+        return self._profiling_queue
 
     def build(self, src: str) -> dict:
         """The kernels (name -> ``cl.Kernel``) of a program, built once per source text."""
@@ -221,7 +229,11 @@ class OpenCLRunner:
         if device is None or isinstance(device, str):
             device = choose_device(device)
         self.c = get_context(device)
-        self.ctx, self.queue = self.c.ctx, self.c.queue
+        self.ctx = self.c.ctx
+        #: with ``profile``, launches are timed with profiling events (``stats.kernel_seconds``)
+        self.profile = profile
+        self.queue = self.c.profiling_queue() if profile else self.c.queue
+        self._events: list = []
         self.device = device
         self.stats = Stats()
         self._lowered: dict[str, _LoweredKernel] = {}
@@ -333,8 +345,24 @@ class OpenCLRunner:
         loc = self.c.local
         g = -(-int(gsize) // loc) * loc
         kern.set_args(*args)
-        self.cl.enqueue_nd_range_kernel(self.queue, kern, (g,), (loc,))
+        ev = self.cl.enqueue_nd_range_kernel(self.queue, kern, (g,), (loc,))
         self.stats.launches += 1
+        if self.profile:
+            self._events.append(ev)
+            if len(self._events) >= 4096:
+                self._collect_events()
+
+    def _collect_events(self) -> None:
+        if self._events:
+            self.queue.finish()
+            self.stats.kernel_seconds += sum(
+                (e.profile.end - e.profile.start) for e in self._events) * 1e-9
+            self._events = []
+
+    def finish_stats(self) -> Stats:
+        """The statistics, with the kernel time of every launch so far."""
+        self._collect_events()
+        return self.stats
 
     def chunks(self, n: int) -> int:
         if n <= 0:
