@@ -251,9 +251,11 @@ def zero_of(t: Type) -> ir.Const:
 
 def simplify(e: ir.Exp) -> ir.Exp:
     """Local clean-ups: ``(e1, ..., ek).j`` -> ``ej``; ``let x = y in b`` (y a variable or a
-    constant) -> ``b[y/x]``; single-use lets of pure scalars are left alone."""
+    constant) -> ``b[y/x]``; single-use lets of pure scalars are left alone.  Nothing that can
+    fail (:func:`can_fail`) is dropped: a check must survive fusion."""
     def step(x: ir.Exp):
-        if isinstance(x, ir.Proj) and isinstance(x.tup, ir.Tuple) and x.index < len(x.tup.elems):
+        if isinstance(x, ir.Proj) and isinstance(x.tup, ir.Tuple) and x.index < len(x.tup.elems) \
+                and not any(can_fail(c) for j, c in enumerate(x.tup.elems) if j != x.index):
             return x.tup.elems[x.index]
         if isinstance(x, ir.Let):
             if len(x.vars) == 1 and isinstance(x.body, ir.Var) and x.body.name == x.vars[0].name:
@@ -280,6 +282,51 @@ def can_fail(e: ir.Exp) -> bool:
         return None
     rewrite(e, go)
     return bad[0]
+
+
+def fails_located(e: ir.Exp) -> bool:
+    """Does ``e`` contain a *check*: a subscript or primitive with a source location (the NESL
+    runtime errors), or an error?  Subscripts without a location are the flattener's own
+    gathers, in range by construction (the convention of ``nessie.flatten.cleanup``)."""
+    bad = [False]
+
+    def go(x):
+        if isinstance(x, ir.Error) or (isinstance(x, (ir.Index, ir.PrimOp)) and x.loc is not None):
+            bad[0] = True
+        return None
+    rewrite(e, go)
+    return bad[0]
+
+
+def soac_can_fail(s: ir.Soac) -> bool:
+    """Does SOAC ``s`` perform a check: a located subscript or primitive in one of its thunks,
+    or the permutation / write-index check of a located PERMUTE or SCATTER?"""
+    if isinstance(s, (ir.Permute, ir.SegPermute, ir.Scatter)) and s.loc is not None:
+        return True
+    return any(fails_located(t.body) for t in s.thunks()) or any(fails_located(e) for e in s.init_exps)
+
+
+def kernel_can_fail(k: ir.Kernel) -> bool:
+    return any(soac_can_fail(b.soac) for b in k.binds)
+
+
+def cpu_can_fail(e: ir.Exp, kernels: Mapping[str, ir.Kernel]) -> bool:
+    """May evaluating a CPU expression fail or have an effect: a host library call, a check, an
+    error, a function call, a located primitive or subscript, a segment descriptor built from
+    lengths (negative ones fail), or a run of a kernel that can fail (in a nested block)?"""
+    found = [False]
+
+    def go(x):
+        if isinstance(x, (ir.Check, ir.Error, ir.Call)) \
+                or (isinstance(x, ir.MakeSegDes) and x.loc is not None) \
+                or (_EXTERN is not None and isinstance(x, _EXTERN)) \
+                or (isinstance(x, (ir.PrimOp, ir.Index)) and x.loc is not None) \
+                or (isinstance(x, ir.Run) and x.kernel in kernels
+                    and kernel_can_fail(kernels[x.kernel])):
+            found[0] = True
+        return None
+    rewrite(e, go)
+    return found[0]
 
 
 def components(t: Type) -> tuple:

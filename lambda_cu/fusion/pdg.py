@@ -32,7 +32,7 @@ from typing import Mapping
 
 from .. import ir
 from ..types import SegDesT, VecT
-from .exprs import effectful, identity_only
+from .exprs import cpu_can_fail, effectful, identity_only, kernel_can_fail
 from .ilp import Edge, FusionGraph, Node
 
 HORIZONTAL_KINDS = frozenset({"MAP", "REDUCE", "SCAN", "FILTER", "PERMUTE",
@@ -371,6 +371,10 @@ def region_pdg(name: str, binds: tuple, result: ir.Exp | None,
     last_effect = None
     last_check = None                     # checks are barriers for kernels (both ways)
     runs_since_effect: list[int] = []
+    # When a kernel of the region can fail, every CPU binding that can fail or has an effect
+    # (host call, printing, function call, located host operation) is a barrier too: a failing
+    # kernel moved across it would report its error after the effect (or pre-empt its error).
+    failing = {k for k, r in runs.items() if r.kernel is not None and kernel_can_fail(r.kernel)}
     for k, b in enumerate(binds):
         fv = ir.free_vars(b.rhs)
         deps = sorted({producer[v] for v in fv if v in producer})
@@ -382,7 +386,8 @@ def region_pdg(name: str, binds: tuple, result: ir.Exp | None,
                 # a kernel never moves before a check that preceded it (it may rely on what
                 # the check established, and must not pre-empt the check's error)
                 edges.append(Edge(last_check, k, False))
-                reasons[(last_check, k)] = "runs after a check"
+                reasons[(last_check, k)] = ("runs after a check" if isinstance(binds[last_check].rhs, ir.Check)
+                                            else "runs after an effect")
             size = out_size = None
             if r.soac is not None:
                 size = shapes.iteration(k)
@@ -402,7 +407,7 @@ def region_pdg(name: str, binds: tuple, result: ir.Exp | None,
                         if isinstance(a, ir.Var) and a.name not in producer}
             for n in b.names:
                 producer[n] = k
-        elif deps or effectful(b.rhs):
+        elif deps or effectful(b.rhs) or (failing and cpu_can_fail(b.rhs, kernels)):
             # CPU code reading kernel results, or with effects: an external node; effects
             # keep their order through a chain of edges
             node_ids.append(k)
@@ -410,16 +415,19 @@ def region_pdg(name: str, binds: tuple, result: ir.Exp | None,
             for d in deps:
                 edges.append(Edge(d, k, False))
                 reasons[(d, k)] = "the CPU needs the result"
-            if effectful(b.rhs):
+            check = isinstance(b.rhs, ir.Check)
+            barrier = check or (failing and cpu_can_fail(b.rhs, kernels))
+            if effectful(b.rhs) or barrier:
                 if last_effect is not None and last_effect not in deps:
                     edges.append(Edge(last_effect, k, False))
                     reasons[(last_effect, k)] = "order of effects"
-                if isinstance(b.rhs, ir.Check):
+                if barrier:
                     for r_ in runs_since_effect:
-                        # ... nor after a check that followed it
-                        if r_ not in deps:
+                        # ... nor after a check that followed it (nor a failing kernel after
+                        # an effect or a failure that followed it)
+                        if r_ not in deps and (check or r_ in failing):
                             edges.append(Edge(r_, k, False))
-                            reasons[(r_, k)] = "runs before a check"
+                            reasons[(r_, k)] = "runs before a check" if check else "fails before an effect"
                     runs_since_effect = []
                     last_check = k
                 last_effect = k

@@ -28,7 +28,7 @@ from .. import ir
 from ..check import check_kernel
 from ..types import BOOL, INT, TupleT, VecT, flat_components
 from .exprs import (NameSupply, bound_names, exp_size, freshen, identity_only,
-                    index_dependent_reads, rewrite, simplify, subst, zero_of)
+                    index_dependent_reads, rewrite, simplify, soac_can_fail, subst, zero_of)
 
 SIZE_PRESERVING = ("MAP", "SCAN", "PERMUTE", "RANK")     # result length = iteration size
 INLINE_LIMIT = 40   # a MAP still needed elsewhere is inlined only when its body is this small
@@ -322,7 +322,10 @@ def _rule_filter_filter(a: ir.KBind, b: ir.KBind, ctx: _Ctx):
     ys = tuple(ir.Param(ir.Var(ctx.supply.fresh("y")), t) for t in btys)
     flag = ir.Param(ir.Var(ctx.supply.fresh("keep")), BOOL)
     vs, rhs = _bind_params(pb.params, tuple(p.var for p in ys))
-    pred2 = ir.Thunk(ys + (flag,), ir.PrimOp("and", (flag.var, ir.Let(vs, rhs, pb.body))), pb.using)
+    # the consumer's predicate sees only the elements A keeps (``&&`` would also evaluate it on
+    # the placeholder zeros, where it may fail: ``10 / y``)
+    pred2 = ir.Thunk(ys + (flag,), ir.If(flag.var, ir.Let(vs, rhs, pb.body), ir.Const(False, BOOL)),
+                     pb.using)
     dead = ir.Var(ctx.supply.fresh(b.vars[0].name + "_kept"))
     return [ir.KBind(b.vars + (dead,), ir.Filter(f2, pred2, sa.size))], "FILTER-FILTER"
 
@@ -359,24 +362,45 @@ def _rule_permute_permute(a: ir.KBind, b: ir.KBind, ctx: _Ctx):
         return None
     if ctx.shapes.iteration(sa) != ctx.shapes.iteration(sb):
         return None
+    if sa.loc != sb.loc:
+        # one PERMUTE checks one permutation: A's failure would be reported at B's place
+        return None
     fb, gb = freshen(sb.f, ctx.supply), freshen(sb.idx, ctx.supply)
     ga = freshen(sa.idx, ctx.supply)
     j = ir.Var(ctx.supply.fresh("j"))
     target = subst(ga.body, {ga.params[0].name: j})
-    # f: i = gA(j); A[i] = fA(j)
+    ity = fb.params[0].ty
+
+    def in_range(x):
+        return ir.PrimOp("and", (ir.PrimOp("le", (ir.Const(0, ity), x)),
+                                 ir.PrimOp("lt", (x, _as_ty(sa.size, ity)))))
+    # f: i = gA(j); A[i] = fA(j).  B's thunks are evaluated only where gA(j) is in range, and
+    # the composed target is -1 elsewhere, so that the fused permutation check fails exactly
+    # when one of the two would have (gA out of range or not injective, or gB not a permutation)
     fa = freshen(sa.f, ctx.supply)
     e1 = subst(fa.body, {fa.params[0].name: j})
     locals_ = tuple(ir.Var(ctx.supply.fresh("a")) for _ in a.vars)
     i = fb.params[0].name
-    body_f = ir.Let((ir.Var(i),), target, ir.Let(locals_, e1, _replace_index(
-        fb.body, {A.name: x for A, x in zip(a.vars, locals_)}, i)))
+    zeros = _tuple_or_single(zero_of(t) for t in ctx.elem_types(b.vars))
+    body_f = ir.Let(locals_, e1, ir.Let((ir.Var(i),), target, ir.If(in_range(ir.Var(i)), _replace_index(
+        fb.body, {A.name: x for A, x in zip(a.vars, locals_)}, i), zeros)))
     ig = gb.params[0].name
     ga2 = freshen(sa.idx, ctx.supply)
-    body_g = ir.Let((ir.Var(ig),), subst(ga2.body, {ga2.params[0].name: j}), gb.body)
+    body_g = ir.Let((ir.Var(ig),), subst(ga2.body, {ga2.params[0].name: j}),
+                    ir.If(in_range(ir.Var(ig)), gb.body, ir.Const(-1, ity)))
     jp = ir.Param(j, fb.params[0].ty)
     f2 = ir.Thunk((jp,), body_f, fb.using + fa.using + ga.using)
     g2 = ir.Thunk((jp,), body_g, gb.using + ga2.using)
     return [ir.KBind(b.vars, dataclasses.replace(sb, f=f2, idx=g2, size=sa.size))], "PERMUTE-PERMUTE"
+
+
+def _as_ty(e: ir.Exp, ity) -> ir.Exp:
+    """An int size expression at int type ``ity``."""
+    if isinstance(e, ir.Length):
+        return dataclasses.replace(e, ity=ity)
+    if isinstance(e, ir.Const):
+        return ir.Const(e.value, ity)
+    return e if ity == INT else ir.PrimOp("to_int", (e,), ity)
 
 
 VERTICAL = (_rule_filter_reduce, _rule_filter_filter, _rule_segfilter_segreduce,
@@ -490,14 +514,20 @@ def _thunk_lengths(t: ir.Thunk, prod: Mapping[str, ir.Exp]) -> ir.Thunk:
     return exact_using(ir.Thunk(t.params, body, t.using))
 
 
-def _clean(binds, returns) -> tuple:
-    """Dead-binding elimination, exact using lists, simplified thunk bodies, topological order."""
+def _clean(binds, returns, absorbed: frozenset = frozenset()) -> tuple:
+    """Dead-binding elimination, exact using lists, simplified thunk bodies, topological order.
+
+    A binding whose results are unused is removed only if evaluating it cannot fail, or if it
+    was *absorbed* (``absorbed``: variables of producers whose thunks a vertical rule copied into
+    a consumer that evaluates them over the same index space).  Every check of the unfused
+    kernel is therefore still evaluated by the fused one (issue 11)."""
     binds = [ir.KBind(b.vars, _map_thunks(b.soac, lambda t: exact_using(
         ir.Thunk(t.params, simplify(t.body), t.using)))) for b in binds]
     live = {r.name for r in returns}
     kept = []
     for b in reversed(binds):
-        if any(v.name in live for v in b.vars):
+        if any(v.name in live for v in b.vars) or (
+                not all(v.name in absorbed for v in b.vars) and soac_can_fail(b.soac)):
             kept.append(b)
             live |= _reads(b)
     kept.reverse()
@@ -556,15 +586,18 @@ def fuse_kernel(kernel: ir.Kernel, param_syms: Mapping[str, Hashable] | None = N
             taken |= {p.name for p in t.params} | bound_names(t.body)
     supply = NameSupply(taken)
     applied = []
+    absorbed: set[str] = set()
     k = dataclasses.replace(kernel, binds=_clean(_normalise_sizes(kernel.binds), kernel.returns))
     for _ in range(max_steps):
         ctx = _Ctx(k, supply, (param_syms, elems, segs))
         step = _one_step(k, ctx)
         if step is None:
             break
-        new_binds, rule = step
+        new_binds, rule, producer = step
         applied.append(rule)
-        k = dataclasses.replace(k, binds=_clean(_normalise_sizes(new_binds), k.returns))
+        absorbed |= producer
+        k = dataclasses.replace(k, binds=_clean(_normalise_sizes(new_binds), k.returns,
+                                                frozenset(absorbed)))
     return k, tuple(applied)
 
 
@@ -583,7 +616,7 @@ def _one_step(k: ir.Kernel, ctx: _Ctx):
                     out = binds[:]
                     pos = _at(binds, b)
                     out[pos:pos + 1] = repl
-                    return out, name
+                    return out, name, {v.name for v in a.vars}
     for x, a in enumerate(binds):
         for b in binds[x + 1:]:
             if _path(binds, a, b):
@@ -594,5 +627,5 @@ def _one_step(k: ir.Kernel, ctx: _Ctx):
                 out = [c for c in binds if c is not a]
                 pos = _at(out, b)
                 out[pos:pos + 1] = repl
-                return out, name
+                return out, name, set()
     return None

@@ -187,6 +187,9 @@ class Config:
     max_depth: int = 4             # expression depth budget of a top-level expression
     max_nest: int = 3              # apply-to-each nesting levels
     unsafe_prob: float = 0.35      # probability that a program may contain one unsafe op
+    unsafe_odds: int = 6           # an allowed unsafe op is placed at a site with odds 1/this
+    unsafe_min_nest: int = 0       # ... inside at least this many apply-to-each levels
+    unused_weight: int = 1         # weight of ``(let l = E in BODY)`` with l unused, and of rep
     max_chars: int = 6000          # programs larger than this are abandoned (TooBig)
 
     def avoid(self, tag: str) -> bool:
@@ -211,6 +214,7 @@ class Gen:
         self.funs: list[Fun] = []
         self.unsafe_left = 0
         self.unsafe_used = 0
+        self.nest = 0              # apply-to-each nesting of the expression being generated
         self.rec_calls_left = 0
         self.inexact = 0           # bumped whenever an inexact float construct is generated
         self.size = 0
@@ -249,7 +253,8 @@ class Gen:
         return s
 
     def take_unsafe(self) -> bool:
-        if self.unsafe_left > 0 and self.flip(1, 6):
+        if self.unsafe_left > 0 and self.nest >= self.cfg.unsafe_min_nest \
+                and self.flip(1, self.cfg.unsafe_odds):
             self.unsafe_left -= 1
             self.unsafe_used += 1
             return True
@@ -363,9 +368,13 @@ class Gen:
             return self.emit(self.leaf(t, ctx))
         if self.flip(1, 6):
             return self.emit(self.leaf(t, ctx))
-        rules = self.rules_for(t, ctx, d)
-        rule = self.weighted(rules)
-        return self.emit(rule(t, ctx, d))
+        saved, self.nest = self.nest, ctx.nest
+        try:
+            rules = self.rules_for(t, ctx, d)
+            rule = self.weighted(rules)
+            return self.emit(rule(t, ctx, d))
+        finally:
+            self.nest = saved
 
     def rules_for(self, t, ctx: Ctx, d: int):
         R = []
@@ -375,6 +384,7 @@ class Gen:
             R.append((8, self.r_from_var))
         R.append((2, self.r_if))
         R.append((1, self.r_let))
+        R.append((self.cfg.unused_weight, self.r_unused_let))
         R.append((2, self.r_index))
         R.append((1, self.r_pair_proj))
         if any(t in (dt[2], dt[3]) for dt in self.datatypes):
@@ -502,6 +512,20 @@ class Gen:
                 env = env + (Var(n, bt, exact),)
         body = self.gen(t, Ctx(env, ctx.nest, ctx.exact, ctx.rec, ctx.rec_var), d - 1)
         return f"(let {'; '.join(binds)} in {body})"
+
+    def r_unused_let(self, t, ctx, d):
+        """``(let l = E in BODY)`` where BODY does not read ``l``: E's checks (an unguarded
+        subscript, a division ...) must still run, on every backend and fused (fusion once
+        deleted such kernels as dead code, issue 11)."""
+        n = self.fresh("l")
+        ints = self.vars_of(ctx, INT)
+        if ints and self.take_unsafe():
+            # an unguarded subscript by a variable (an element, in an apply-to-each)
+            s = self.gen(SEQ(self.elem_type()), ctx, d - 1)
+            e = f"{self.paren_seq(s)}[{self.use_var(self.pick(ints))}]"
+        else:
+            e = self.gen(self.rand_type(1), ctx, d - 1)
+        return f"(let {n} = {e} in {self.gen(t, ctx, d - 1)})"
 
     def r_index(self, t, ctx, d):
         """``v[i]``: guarded (``if 0 <= i and i < #v then v[i] else dflt``) or, once per
@@ -772,7 +796,7 @@ class Gen:
         if et in ORDINALS:
             R += [(2, self.r_sort)]
         if is_base(et):
-            R += [(2, self.r_write)]
+            R += [(2, self.r_write), (self.cfg.unused_weight, self.r_rep)]
         if is_seq(et):
             R += [(3, self.r_partition), (1, self.r_split)]
         if is_pair(et):
@@ -1041,6 +1065,20 @@ class Gen:
         if self.flip(1, 3) and ctx.nest + 1 <= self.cfg.max_nest:
             filt = " | " + self.filter_exp(inner, 1)
         return f"(let {v} = {s} in {v} <- {{({i}, {val}) : {i} in {idx}{filt}}})"
+
+    def r_rep(self, t, ctx, d):
+        """``rep(s, v, i)``: ``i`` reduced modulo ``#s`` (guarded against the empty sequence) or,
+        unsafe, any index (its bounds check is otherwise unused: fusion must keep it)."""
+        s = self.gen(t, ctx, d - 1)
+        val = self.gen(t[1], ctx, d - 2)
+        i = self.index_exp(ctx, d - 1)
+        if self.take_unsafe():
+            ints = self.vars_of(ctx, INT)
+            if ints and self.flip(1, 2):
+                i = self.use_var(self.pick(ints))      # an element, in an apply-to-each
+            return f"rep({s}, {val}, {i})"
+        v = self.fresh("l")
+        return f"(let {v} = {s} in if #{v} == 0 then {v} else rep({v}, {val}, mod({i}, #{v})))"
 
     def r_partition(self, t, ctx, d):
         """``partition(v, counts)`` with counts adding up to ``#v`` (empty segments included)."""
