@@ -201,8 +201,11 @@ _PRIM_IMPL: dict[str, Callable[..., Any]] = {
     "xor": lambda a, b, ty, loc, q: np.bitwise_xor(a, b),
     "nand": lambda a, b, ty, loc, q: np.invert(np.bitwise_and(a, b)),
     "nor": lambda a, b, ty, loc, q: np.invert(np.bitwise_or(a, b)),
-    "lshift": lambda a, b, ty, loc, q: np.left_shift(a, np.asarray(b).astype(_dt(a))),
-    "rshift": lambda a, b, ty, loc, q: np.right_shift(a, np.asarray(b).astype(_dt(a))),
+    # the count modulo the width (its low 5/6 bits), as C on x86 in CMU NESL's runtime
+    "lshift": lambda a, b, ty, loc, q: np.left_shift(
+        a, np.asarray(b).astype(_dt(a)) & (_dt(a).itemsize * 8 - 1)),
+    "rshift": lambda a, b, ty, loc, q: np.right_shift(
+        a, np.asarray(b).astype(_dt(a)) & (_dt(a).itemsize * 8 - 1)),
     "log": lambda a, b, ty, loc, q: np.log(a) / np.log(b),
     "expt": lambda a, b, ty, loc, q: np.power(a, b),
     "isqrt": _p_isqrt,

@@ -34,8 +34,12 @@ name            printed   type                        semantics
 ``or``          ``||``    (a, a) -> a, a logical      logical / bitwise or
 ``xor``         ``xor``   (a, a) -> a, a logical      exclusive or
 ``nand`` ``nor``          (a, a) -> a, a logical      not (a and b), not (a or b)
-``lshift``                (int*, int*) -> int*        ``a << b`` (wraps)
-``rshift``                (int*, int*) -> int*        arithmetic ``a >> b``
+``lshift``                (int*, int*) -> int*        ``a << (b mod w)`` (wraps), w the width (32/64):
+                                                      the count's low 5 (6) bits, as C on x86 in
+                                                      CMU NESL's runtime (``lshift(1, 33)`` = 2,
+                                                      ``lshift(1, -1)`` = min_int)
+``rshift``                (int*, int*) -> int*        arithmetic ``a >> (b mod w)`` (``rshift(8, -1)``
+                                                      = 0, ``rshift(-8, 33)`` = -4)
 ``sqrt`` ``exp`` ``ln``   float -> float              libm functions (nan for invalid input, no error)
 ``sin`` ``cos`` ``tan``
 ``asin`` ``acos`` ``atan``

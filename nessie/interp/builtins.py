@@ -416,22 +416,24 @@ def _evenp(x, ctx):
     return x % 2 == 0
 
 
+# Shifts as in CMU NESL, whose VCODE/CVL runtime does C's ``a << b`` / ``a >> b`` on ints: on
+# x86 the count is taken modulo the width (its low 5 bits, 6 for 64-bit ints), so a negative or
+# too large count is not an error and does not shift everything out: ``rshift(8, -1)`` is
+# ``8 >> 31`` = 0, ``lshift(1, 33)`` is 2.  The right shift is arithmetic.
+
+
 @builtin("lshift")
 def _lshift(arg, ctx):
-    """``lshift(x, n) = x * 2^n`` wrapped.  Choice: a negative ``n`` shifts right."""
+    """``lshift(x, n) = x << (n mod width)``, wrapped."""
     x, n = arg
-    if n < 0:
-        return _rshift((x, -n), ctx)
-    return ctx.sem.wrap(x << min(n, ctx.sem.int_bits))
+    return ctx.sem.wrap(x << (n & (ctx.sem.int_bits - 1)))
 
 
 @builtin("rshift")
 def _rshift(arg, ctx):
-    """Arithmetic (sign-propagating) right shift.  Choice: a negative ``n`` shifts left."""
+    """Arithmetic (sign-propagating) ``x >> (n mod width)``."""
     x, n = arg
-    if n < 0:
-        return _lshift((x, -n), ctx)
-    return x >> min(n, ctx.sem.int_bits)
+    return x >> (n & (ctx.sem.int_bits - 1))
 
 
 # --------------------------------------------------------------------------------------

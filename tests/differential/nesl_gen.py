@@ -624,9 +624,17 @@ class Gen:
             (1, self.r_float_to_int),
             (1, lambda t, ctx, d: f"char_code({e(CHAR, ctx, d)})"),
             (1, lambda t, ctx, d: f"({e(INT, ctx, d)} {self.pick(['and', 'or', 'xor'])} {e(INT, ctx, d)})"),
-            (1, lambda t, ctx, d: f"{self.pick(['lshift', 'rshift'])}({e(INT, ctx, d)}, {self.c(5)})"),
+            (1, self.r_shift),
             (1, self.r_isqrt),
         ]
+
+    def r_shift(self, t, ctx, d):
+        """Shifts by any count: the count is taken modulo 32 (C on x86, as CMU NESL)."""
+        op = self.pick(["lshift", "rshift"])
+        x = self.gen(INT, ctx, d - 1)
+        n = self.pick(["0", "1", "4", "(-1)", "31", "32", "33", "(-33)"]) if self.flip(3, 4) \
+            else self.gen(INT, ctx, d - 1)
+        return f"{op}({x}, {n})"
 
     def r_int_div(self, t, ctx, d):
         op = self.pick(["/", "rem", "mod"])
