@@ -1,4 +1,4 @@
-"""``python -m nessie``: the ``nessie`` command line (run, check, compile, stats); see
+"""``python -m nessie``: the ``nessie`` command line (run, check, compile, stats, test); see
 :mod:`nessie.cli`.  The REPL is ``python -m nessie.repl``."""
 import sys
 

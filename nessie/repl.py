@@ -1,8 +1,17 @@
-"""``python -m nessie.repl``: a NESL read-eval-print loop on the reference interpreter.
+"""``python -m nessie.repl``: a NESL read-eval-print loop.
 
 Usage::
 
-    python -m nessie.repl [--int64] [--print-length N] [FILE ...]
+    python -m nessie.repl [--backend auto|opencl|lcu|interp] [--device DEV] [--no-fuse]
+                          [--int64] [--print-length N] [FILE ...]
+
+The backend is chosen as for ``nessie run`` (default ``auto``: OpenCL, through
+``driver.make_runner``).  Definitions always live in the reference interpreter; each top-level
+expression or binding is flattened (with the session's functions, the top-level values it reads
+passed as parameters), fused and run on the backend's kernel runner, and its value is kept in
+the session.  What the backend cannot run (64-bit ints, a construct the flattener or the
+OpenCL lowering does not handle, no OpenCL device) runs on the interpreter with a note under
+``auto``, and is an error naming the reason under an explicit ``--backend``.
 
 Input is read line by line and collected until it forms complete top-level items (the parser
 decides: ``let x = 1;`` is not complete, ``"a;b"`` and ``% ; %`` contain no terminator).  Every
@@ -18,6 +27,11 @@ and the session keeps the state it had before that item.
 
 Commands (at the start of an input): ``:help``, ``:load FILE``, ``:type EXPR``, ``:quit``
 (also end of input / Ctrl-D).  Ctrl-C discards a partial input or interrupts a computation.
+The original NESL top-level commands: ``help;`` / ``?`` (the commands), ``describe NAME;`` /
+``help NAME;`` (type and documentation: the doc string, or the comment written just before the
+definition), ``show code NAME;`` (the definition's source), ``set print_length N;``; the
+others (``set trace``, ``set arg_check``, ``set verbose``, ``set profile``, ``show status``,
+...) are answered with "not supported by Nessie".
 
 On a terminal the prompt is ``nessie> `` (continuation ``     .. ``), with line editing, name
 completion and history (``~/.nessie_history``) from the standard ``readline`` module.  When
@@ -34,6 +48,7 @@ from __future__ import annotations
 import argparse
 import ctypes
 import os
+import re
 import sys
 import threading
 import traceback
@@ -49,24 +64,73 @@ FILENAME = "<stdin>"
 
 HELP = """\
 Type NESL top-level items, each ended by ';' (or '$'); an item may span several lines:
-  function f(x) = x + 1;       define a function         f = fn : int -> int
+  function inc(x) = x + 1;     define a function         inc = fn : int -> int
   x = [1, 2, 3];               bind a value              x = [1, 2, 3] : [int]
-  {f(a) : a in x};             evaluate an expression    it = [2, 3, 4] : [int]
+  {inc(a) : a in x};           evaluate an expression    it = [2, 3, 4] : [int]
   set print_length 20;         print at most 20 elements of a sequence
   load "file.nesl";            run a file's items (path relative to the current directory)
+  (t and f are the booleans true and false: they cannot name functions or variables)
+NESL top-level commands:
+  describe inc;                the type and documentation of a function (also help inc;)
+  show code inc;               the source of a function
+  help;  or  ?                 the NESL top-level commands
 Commands:
   :help                        this text
   :load FILE                   run the items of FILE into the session
   :type EXPR                   the type of an expression, or of a function (:type dotp)
   :quit                        leave (also Ctrl-D); Ctrl-C interrupts a computation"""
 
+TOPLEVEL_HELP = """\
+NESL top-level forms:
+  function name(a1, ..., an) [: typespec] [\"doc\"] = exp;   define a function
+  datatype name(t1, ..., tn) [:: typebinds];                define a record type
+  pattern = exp;                                            bind top-level variables
+  exp;                                                      evaluate (bound to it)
+NESL top-level commands:
+  describe name;          type and documentation of a function or variable (help name; ? name)
+  show code name;         source of a function
+  set print_length n;     longest sequence printed in full
+  load "file";            run a file's items
+  help;  ?                this message (:help for the REPL's own commands)
+Not supported by Nessie: set trace, set arg_check (arguments are always checked),
+set verbose, set profile, show status, and the other commands of the original system."""
+
+#: ``set`` options of the original system Nessie does not have, with the reason
+UNSUPPORTED_SET = {
+    "trace": "not supported by Nessie (no tracing of NESL functions)",
+    "arg_check": "not supported by Nessie (arguments are always checked)",
+    "verbose": "not supported by Nessie",
+    "profile": "not supported by Nessie (nessie run --stats reports kernel launches)",
+    "memory_size": "not supported by Nessie (memory is not preallocated)",
+    "debug": "not supported by Nessie",
+}
+
+_DESCRIBE_ARG = re.compile(r"^([A-Za-z_][\w]*|`[^`\s]+`)?$")
+_SHOW_ARG = re.compile(r"^[A-Za-z_]\w*(\s+([A-Za-z_][\w]*|`[^`\s]+`))?$")
+_COMMAND = re.compile(r"^\s*(\?|(?:help|describe|show)(?![\w]))\s*(.*?)\s*[;$]?\s*$",
+                      re.I | re.S)
+
 #: stack size and recursion limit of the thread that evaluates NESL (deep recursion works)
 STACK_SIZE = 1 << 29
 RECURSION_LIMIT = 1_000_000
 
 
+BACKENDS = ("auto", "opencl", "lcu", "interp")
+
+#: the name of the λcu function an evaluated top-level item is wrapped in
+_ITEM_FUNCTION = "<repl item>"
+
+
 class Interrupted(Exception):
     """A computation was interrupted by Ctrl-C."""
+
+
+class BackendCannotRun(Exception):
+    """The chosen backend cannot run an item (the message says why)."""
+
+
+class _CannotRun(Exception):
+    """Raised inside the compiled path; becomes a note (auto) or :class:`BackendCannotRun`."""
 
 
 def _run_interruptibly(fn: Callable[[], Any]) -> Any:
@@ -153,7 +217,9 @@ class Session:
     """
 
     def __init__(self, out: Optional[TextIO] = None, err: Optional[TextIO] = None, *,
-                 int_bits: int = 32, print_length: int = 100, filename: str = FILENAME) -> None:
+                 int_bits: int = 32, print_length: int = 100, filename: str = FILENAME,
+                 backend: str = "interp", device: Optional[str] = None,
+                 fuse: bool = True) -> None:
         from nessie.interp.builtins import Runtime
         from nessie.interp.eval import Interpreter
         from nessie.interp.values import Semantics
@@ -170,6 +236,14 @@ class Session:
         self.lines: list[str] = []        # every line read in the session (for messages)
         self.pending: list[str] = []      # lines of the unfinished input
         self.quit = False
+        if backend not in BACKENDS:
+            raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
+        #: the backend asked for (``auto`` falls back to the interpreter, with a note)
+        self.backend = backend
+        self.device = device
+        self.fuse = fuse
+        self.int_bits = int_bits
+        self._runner: Any = None          # the kernel runner, made on first use
 
     # ------------------------------------------------------------------ input
     def feed(self, line: str) -> bool:
@@ -180,6 +254,10 @@ class Session:
             self.lines.append(line)
             self._register()
             self.command(line, len(self.lines))
+            return False
+        if not self.pending and self._toplevel_command(line):
+            self.lines.append(line)
+            self._register()
             return False
         self.pending.append(line)
         self.lines.append(line)
@@ -273,13 +351,25 @@ class Session:
         del m.out[n:]
 
     def _run_typed(self, typed: list) -> bool:
+        from nessie.types import typed_ast as T
+
         snap = self._snapshot_mono()
         try:
+            for t in typed:
+                if isinstance(t, T.SetItem) and not self._set_option(t):
+                    return False
             mono_items = []
             for t in typed:
                 mono_items.extend(self.mono.add(t))
-            _run_interruptibly(lambda: self.interp.run_items(mono_items, typed))
+            values = [m for m in mono_items if isinstance(m, (T.ValBind, T.ExpItem))]
+            if self.backend == "interp" or not values:
+                _run_interruptibly(lambda: self.interp.run_items(mono_items, typed))
+            else:
+                _run_interruptibly(lambda: self._run_compiled(mono_items))
             return True
+        except BackendCannotRun as e:
+            self._restore_mono(snap)
+            self._error(f"error: {e}")
         except RuntimeNeslError as e:
             self._restore_mono(snap)
             self._error(e.format())
@@ -299,6 +389,286 @@ class Session:
         finally:
             self._fresh_line()
         return False
+
+    # ------------------------------------------------------------------ set options
+    def _set_option(self, item) -> bool:
+        """Check a ``set`` item: False (after an error) if it cannot be run."""
+        name, args = item.name, item.args
+        where = ""
+        if item.span is not None and item.span.file != self.filename:
+            where = f"{item.span.file}:{item.span.line}: "
+        if name == "print_length":
+            ok = len(args) == 1 and args[0].isdigit()
+            if not ok:
+                self._error(f"{where}error: set print_length needs a number, 0 or more "
+                            f"(set print_length 20;)")
+            return ok
+        reason = UNSUPPORTED_SET.get(name, "not supported by Nessie (Nessie has set "
+                                           "print_length N only)")
+        self._error(f"{where}set {name}: {reason}")
+        return True
+
+    # ------------------------------------------------------------------ NESL commands
+    def _user_name(self, word: str) -> bool:
+        word = word.lower()
+        return word in self.env.globals or word in self.env.functions
+
+    def _toplevel_command(self, line: str) -> bool:
+        """Run ``help;``, ``?``, ``describe NAME;``, ``show code NAME;`` (a complete line);
+        False if ``line`` is not one of them (then it is NESL input)."""
+        m = _COMMAND.match(line)
+        if m is None:
+            return False
+        word, arg = m.group(1).lower(), m.group(2).strip()
+        if word != "?" and self._user_name(word):
+            return False                  # a NESL name of the session: an expression
+        while len(arg) >= 2 and arg[0] == "(" and arg[-1] == ")":
+            arg = arg[1:-1].strip()
+        shape = _SHOW_ARG if word == "show" else _DESCRIBE_ARG
+        if not shape.match(arg):
+            return False                  # e.g. describe = 3; : NESL input
+        if word in ("?", "help") and not arg:
+            print(TOPLEVEL_HELP, file=self.out)
+        elif word in ("?", "help", "describe"):
+            if not arg:
+                self._error("error: describe needs a name (describe dotp;)")
+            else:
+                self._describe(arg)
+        else:
+            what, _, name = arg.partition(" ")
+            name = name.strip()
+            if what.lower() == "code" and name:
+                self._show_code(name)
+            elif what.lower() == "code":
+                self._error("error: show code needs a function name (show code dotp;)")
+            else:
+                self._error(f"show {what}: not supported by Nessie (Nessie has show code "
+                            f"NAME only)")
+        self._fresh_line()
+        return True
+
+    def _user_fundef(self, name: str):
+        entry = self.mono.defs.get(name)
+        return entry[0] if entry is not None else None
+
+    def describe(self, name: str) -> str:
+        """The text ``describe NAME;`` prints (raises KeyError for an unknown name)."""
+        from nessie.doc import doc_comment
+        from nessie.types import BUILTIN_SCHEMES, CONSTANT_TYPES, scheme_to_str, type_to_str
+
+        key = name.strip("`").lower()
+        lines = []
+        found = self.env.lookup_function(key)
+        if found is not None:
+            kind, scheme = found
+            lines.append(f"{key} : {scheme_to_str(scheme)}")
+            fd = self._user_fundef(key) if key in self.env.functions else None
+            if fd is not None:
+                doc = fd.doc or doc_comment(fd.span)
+                lines.append(doc if doc else "(no documentation: write a doc string, or a "
+                                             "% comment % just before the definition)")
+                if fd.span is not None:
+                    lines.append(f"defined at {fd.span}")
+            elif key in self.env.functions:
+                lines.append("a datatype constructor")
+            elif key in BUILTIN_SCHEMES:
+                lines.append("a builtin function of NESL")
+        if key in self.env.globals:
+            lines.append(f"{key} : {type_to_str(self.env.globals[key], True)}"
+                         f"    (a top-level variable)")
+        elif key in CONSTANT_TYPES and found is None:
+            lines.append(f"{key} : {type_to_str(CONSTANT_TYPES[key], True)}"
+                         f"    (a predefined constant)")
+        if not lines:
+            raise KeyError(name)
+        return "\n".join(lines)
+
+    def _describe(self, name: str) -> None:
+        try:
+            print(self.describe(name), file=self.out)
+        except KeyError:
+            hint = ""
+            if name.lower() in ("t", "f"):
+                hint = (f": in NESL '{name.lower()}' is the boolean "
+                        f"{'true' if name.lower() == 't' else 'false'}")
+            self._error(f"error: describe: no function or variable named {name}{hint}")
+
+    def show_code(self, name: str) -> str:
+        """The text ``show code NAME;`` prints (raises KeyError for an unknown function)."""
+        from nessie.doc import definition_text
+        from nessie.types import BUILTIN_SCHEMES
+
+        key = name.strip("`").lower()
+        if key in self.env.functions:
+            fd = self._user_fundef(key)
+            text = definition_text(fd.span) if fd is not None else None
+            if text is None:
+                return f"{key}: a datatype constructor (no code)" if fd is None else \
+                    f"{key}: its source is not available"
+            return text
+        if key in BUILTIN_SCHEMES:
+            from nessie.flatten.builtins import NESL_EXPANSIONS
+            if key in NESL_EXPANSIONS:
+                params, body = NESL_EXPANSIONS[key]
+                return (f"function {key}({', '.join(params)}) = {body};\n"
+                        f"(a library function; Nessie defines it in NESL)")
+            return f"{key}: a builtin function (a primitive of Nessie, not written in NESL)"
+        raise KeyError(name)
+
+    def _show_code(self, name: str) -> None:
+        try:
+            print(self.show_code(name), file=self.out)
+        except KeyError:
+            self._error(f"error: show code: no function named {name}")
+
+    # ------------------------------------------------------------------ compiled backends
+    def start_backend(self) -> bool:
+        """Make the OpenCL runner now (so a missing device is said at once): under ``auto``
+        the session then runs on the interpreter, with a note; False if the backend asked
+        for explicitly cannot start."""
+        if self.int_bits != 32 and self.backend == "auto":
+            self._error("nessie: note: 64-bit NESL ints (--int64) run on the reference "
+                        "interpreter only: the session runs on it")
+            self.backend = "interp"
+        if self.backend in ("interp", "lcu"):
+            return True
+        try:
+            self.runner()
+        except _CannotRun as e:
+            if self.backend == "auto":
+                self._error(f"nessie: note: {e}; running on the reference interpreter")
+                self.backend = "interp"
+                return True
+            self._error(f"nessie: error: {e}")
+            return False
+        return True
+
+    def banner_backend(self) -> str:
+        if self.backend == "interp" or self.int_bits != 32:
+            return "the reference interpreter"
+        if self.backend == "lcu":
+            return "λcu kernels on numpy"
+        dev = getattr(self._runner, "device", None)
+        name = f" on {dev.name.strip()}" if dev is not None else ""
+        return f"OpenCL{name}"
+
+    def backend_in_use(self) -> str:
+        return self.backend if self.backend != "auto" else "opencl"
+
+    def runner(self):
+        """The kernel runner (made on first use); raises _CannotRun without a device."""
+        if self._runner is None:
+            from nessie import driver
+            try:
+                self._runner = driver.make_runner(self.backend_in_use(), self.device)
+            except Exception as e:  # noqa: BLE001 - no OpenCL platform or device
+                self._runner = e
+        if isinstance(self._runner, Exception):
+            raise _CannotRun(f"no OpenCL device: {self._runner}")
+        return self._runner
+
+    def _run_compiled(self, mono_items: list) -> None:
+        """Run one typed item's monomorphic items: definitions in the interpreter, values on
+        the backend (or on the interpreter, with a note, when ``auto`` cannot use it)."""
+        from nessie.interp.eval import pattern_text
+        from nessie.interp.printing import format_binding
+        from nessie.types import typed_ast as T
+
+        # the instances this item needs, defined silently (its typed item is a value)
+        self.interp.run_items([m for m in mono_items if isinstance(m, T.FunDef)], [])
+        for m in mono_items:
+            if not isinstance(m, (T.ValBind, T.ExpItem)):
+                continue
+            try:
+                value = self._compiled_value(m.exp)
+            except _CannotRun as e:
+                if self.backend != "auto":
+                    raise BackendCannotRun(f"the {self.backend} backend cannot run this item: "
+                                           f"{e}") from None
+                self._error(f"nessie: note: running this item on the reference interpreter: "
+                            f"{e}")
+                self.interp.run_item(m)
+                continue
+            rt = self.rt
+            if isinstance(m, T.ValBind):
+                self.interp.compiler.pattern(m.pattern)(value, self.interp.globals)
+                lhs = pattern_text(m.pattern)
+            else:
+                self.interp.globals["it"] = value
+                lhs = "it"
+            rt.out.line(format_binding(lhs, value, m.exp.type, rt.print_length, rt.datatypes))
+
+    def _compiled_value(self, exp):
+        """Flatten ``exp`` (monomorphic) wrapped in a function whose leading parameters are
+        the top-level values it reads, run it on the backend, return the interpreter value."""
+        from nessie import driver
+        from nessie.flatten import FlattenUnsupported
+        from nessie.mono import MonoProgram
+        from nessie.types import typed_ast as T
+        from nessie.types.types import INT, Scheme, TFun
+        from lambda_cu.errors import LcuRuntimeError
+        from lambda_cu.executor import Executor
+
+        if self.int_bits != 32:
+            raise _CannotRun("64-bit NESL ints (--int64) run on the reference interpreter only")
+        ft = TFun(INT, exp.type)
+        wrapper = T.FunDef(_ITEM_FUNCTION, T.PVar("_", INT), exp, ft, Scheme((), (), ft))
+        defs = {it.name: it for it in self.mono.out if isinstance(it, T.FunDef)}
+        order, seen, todo = [], set(), [wrapper]
+        used: dict = {}
+        while todo:
+            fd = todo.pop()
+            for node in T.iter_nodes(fd.body):
+                if isinstance(node, T.Call) and node.kind == T.USER and node.name not in seen:
+                    seen.add(node.name)
+                    order.append(defs[node.name])
+                    todo.append(defs[node.name])
+                elif isinstance(node, T.GlobalVar):
+                    used[node.name] = node.type
+        datadefs = tuple(it for it in self.mono.out if isinstance(it, T.DataDef))
+        prog = MonoProgram(datadefs + tuple(reversed(order)) + (wrapper,))
+        c = driver.Compiled(self.filename, T.TypedProgram(datadefs), prog)
+        try:
+            flat = driver.flatten(c)
+        except FlattenUnsupported as e:
+            raise _CannotRun(f"the flattener does not handle it ({e})") from None
+        if self.fuse:
+            try:
+                flat = driver.fuse(flat)[0]
+            except ImportError as e:
+                raise _CannotRun(f"kernel fusion is not available ({e}); use --no-fuse") \
+                    from None
+        runner = self.runner() if self.backend_in_use() == "opencl" else driver.make_runner("lcu")
+        externs, rt = driver.make_externs(c, flat, self.rt.out, int_bits=self.int_bits,
+                                          print_length=self.rt.print_length)
+        rt.rng = self.rt.rng              # one random generator for the whole session
+        fname = "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in _ITEM_FUNCTION)
+        tm = flat.typemap
+        leaves: list = []
+        for g in sorted(used):
+            leaves += driver.value_to_leaves(tm, used[g], self.interp.globals[g])
+        leaves.append(0)
+        try:
+            ex = Executor(flat.program, runner, True, externs=externs)
+            f = ex.functions[fname]
+            if hasattr(ex, "_call"):
+                # on this (interruptible, big-stack) thread rather than on a thread of its own
+                args = [runner.from_host(runner.coerce(a, p.ty), p.ty)
+                        for a, p in zip(leaves, f.params)]
+                res = ex._call(f, args)
+                runner.sync()
+            else:  # pragma: no cover - an executor without the internal entry point
+                res = ex.call(fname, *leaves)
+            n = len(tm.value_leaf_types(exp.type))
+            out = [res] if n == 1 else list(res)
+            host = [runner.to_host(x) for x in out]
+        except LcuRuntimeError as err:
+            raise RuntimeNeslError(driver._span_of_loc(err.location), err.message) from None
+        except (RuntimeNeslError, KeyboardInterrupt, RecursionError):
+            raise
+        except Exception as e:  # noqa: BLE001 - the lowering or the device failed
+            raise _CannotRun(f"{type(e).__name__}: {e}") from None
+        return driver.leaves_to_value(tm, exp.type, host, driver._datatypes(c))
 
     def _fresh_line(self) -> None:
         o = self.rt.out
@@ -401,7 +771,7 @@ class Session:
         from nessie.types import BUILTIN_SCHEMES, CONSTANT_TYPES
         out = set(self.env.functions) | set(self.env.globals) | set(BUILTIN_SCHEMES)
         out |= set(CONSTANT_TYPES) | set(KEYWORDS)
-        out |= {":help", ":load", ":type", ":quit"}
+        out |= {":help", ":load", ":type", ":quit", "describe", "show", "code", "help"}
         return sorted(n for n in out if n.replace("_", "a").replace(":", "a").isalnum())
 
 
@@ -473,7 +843,7 @@ def repl(session: Session, interactive: bool, history: Optional[str] = HISTORY_F
     reader = _LineReader(session, interactive, history if interactive else None)
     if interactive:
         from nessie import __version__
-        print(f"Nessie {__version__}, a NESL compiler: the reference interpreter. "
+        print(f"Nessie {__version__}, a NESL compiler: {session.banner_backend()}. "
               f":help for help, :quit or Ctrl-D to leave.")
     try:
         while not session.quit:
@@ -499,11 +869,24 @@ def repl(session: Session, interactive: bool, history: Optional[str] = HISTORY_F
 
 
 def _arg_parser() -> argparse.ArgumentParser:
+    from nessie.cli import _print_length
     ap = argparse.ArgumentParser(prog="python -m nessie.repl",
-                                 description="NESL read-eval-print loop (reference interpreter)")
-    ap.add_argument("files", nargs="*", help="NESL files to load first")
-    ap.add_argument("--int64", action="store_true", help="64-bit NESL int (default: 32-bit)")
-    ap.add_argument("--print-length", type=int, default=100, metavar="N",
+                                 description="NESL read-eval-print loop")
+    ap.add_argument("files", nargs="*", metavar="FILE", help="NESL files to load first")
+    ap.add_argument("--backend", choices=BACKENDS, default="auto",
+                    help="where expressions run, as for nessie run: opencl (OpenCL kernels), "
+                         "lcu (numpy kernels), interp (the reference interpreter); auto "
+                         "(default): opencl, and the interpreter (with a note) for what opencl "
+                         "cannot run")
+    ap.add_argument("--device", default=None, metavar="DEV",
+                    help="OpenCL device: cpu, gpu or P:D (default: PYOPENCL_CTX, else a GPU, "
+                         "else the CPU)")
+    ap.add_argument("--no-fuse", action="store_true",
+                    help="switch kernel fusion off (opencl and lcu)")
+    ap.add_argument("--int64", action="store_true",
+                    help="64-bit NESL int (default: 32-bit); expressions then run on the "
+                         "reference interpreter (--backend auto or interp)")
+    ap.add_argument("--print-length", type=_print_length, default=100, metavar="N",
                     help="longest sequence printed in full (default 100)")
     ap.add_argument("--no-history", action="store_true", help="do not read or write "
                     + HISTORY_FILE)
@@ -511,8 +894,17 @@ def _arg_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Optional[list] = None) -> int:
-    args = _arg_parser().parse_args(argv)
-    session = Session(int_bits=64 if args.int64 else 32, print_length=args.print_length)
+    ap = _arg_parser()
+    args = ap.parse_args(argv)
+    if args.int64 and args.backend in ("opencl", "lcu"):
+        ap.error(f"--int64 (64-bit NESL ints) runs on the reference interpreter only: use "
+                 f"--backend interp or auto; the {args.backend} backend uses 32-bit ints")
+    if args.device is not None and args.backend not in ("opencl", "auto"):
+        ap.error("--device applies to --backend opencl (or auto) only")
+    session = Session(int_bits=64 if args.int64 else 32, print_length=args.print_length,
+                      backend=args.backend, device=args.device, fuse=not args.no_fuse)
+    if not session.start_backend():
+        return 1
     for path in args.files:
         session.cmd_load(path)
     interactive = sys.stdin.isatty()

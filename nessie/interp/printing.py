@@ -14,9 +14,11 @@ Rules (NESL.md, "Printing"):
   or ``< 1e-3``.  Infinities and NaN print as ``inf``, ``-inf``, ``nan``; negative zero as
   ``-0.0`` (the original front end printed floats with Common Lisp, which keeps the sign).
 * sequences: ``[1, 2, 3]``, ``[]``; a sequence longer than ``print_length`` shows its first
-  ``print_length`` elements then ``,...]`` (``[0, 1, ..., 99,...]``); a string longer than
-  ``print_length`` likewise shows its first characters then ``..."`` (our choice: NESL.md
-  does not show a long string).
+  ``print_length`` elements then ``,...]`` (``[0, 1, ..., 99,...]``), and ``[...]`` when
+  ``print_length`` is 0 (no element, then the ellipsis, as a Common Lisp printer with
+  ``*print-length*`` 0 prints ``(...)``; NESL.md shows only the case with elements); a string
+  longer than ``print_length`` likewise shows its first characters then ``..."`` (our
+  choice: NESL.md does not show a long string).
 * tuples keep their parentheses and print right-nested pairs flat: ``(1, 2, 3)``, while a
   pair in first position keeps its own: ``((1, 2), 3)``.
 * datatypes: ``complex(1.0, 2.0)``; segment descriptors: ``segdes(3)`` (our choice).
@@ -89,7 +91,7 @@ def _emit(value: Any, ty: Any, limit: int | None, datatypes: Datatypes | None,
             if i:
                 out.append(", ")
             _emit(item, ty.elem, limit, datatypes, out)
-        out.append(",...]" if cut else "]")
+        out.append(("...]" if not shown else ",...]") if cut else "]")
     elif isinstance(ty, TPair):
         components = tuple_components(ty)
         out.append("(")

@@ -90,8 +90,17 @@ def exp_to_pattern(e) -> A.Pattern:
         return A.PPair(exp_to_pattern(e.fst), exp_to_pattern(e.snd), span=e.span)
     if isinstance(e, A.Call) and _is_ident(e.name):
         return A.PCon(e.name, exp_to_pattern(e.arg), span=e.span)
+    if isinstance(e, A.BoolLit):
+        name = "t" if e.value else "f"
+        raise CompileError(e.span, f"{BOOL_NAME_HINT[name]}, so it cannot name a variable; "
+                                   f"choose another name")
     raise CompileError(e.span, "invalid pattern: expected a variable, a tuple or a "
                                "constructor pattern")
+
+
+#: why ``t`` / ``f`` cannot be names (NESL reads them as the booleans)
+BOOL_NAME_HINT = {"t": "in NESL 't' is the boolean true (t and f are the boolean literals)",
+                  "f": "in NESL 'f' is the boolean false (t and f are the boolean literals)"}
 
 
 def _is_ident(name: str) -> bool:
@@ -580,7 +589,7 @@ def p_error(t):
         shown = str(v)
     hint = ""
     if t.type == "BOOL":
-        hint = " (t and f are the boolean literals and cannot be names)"
+        hint = f": {BOOL_NAME_HINT[shown]}, so it cannot name a function or a variable"
     _STATE.diags.error(t.value.span, f"syntax error at '{shown}'{hint}")
 
 

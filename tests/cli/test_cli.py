@@ -299,3 +299,153 @@ def test_bad_option_usage_error(tmp_path, prog):
                        capture_output=True, text=True, cwd=tmp_path, timeout=60)
     assert p.returncode == 2 and "invalid choice: 'gpu'" in p.stderr
     assert "Traceback" not in p.stderr
+
+
+# --------------------------------------------------------------------------- issue 12
+def test_version(tmp_path):
+    from nessie import __version__
+    assert nessie("--version", cwd=tmp_path) == (f"nessie {__version__}\n", "", 0)
+
+
+def test_every_option_has_help(tmp_path):
+    """``nessie COMMAND --help`` explains every option it lists (as argparse prints them)."""
+    import argparse
+    from nessie.cli import _parser
+    ap = _parser()
+    sub = next(a for a in ap._actions if isinstance(a, argparse._SubParsersAction))
+    for name, p in sub.choices.items():
+        out, err, rc = nessie(name, "--help", cwd=tmp_path)
+        assert rc == 0 and err == ""
+        for action in p._actions:
+            if action.help == argparse.SUPPRESS:
+                continue
+            assert action.help, (name, action.option_strings or action.dest)
+            shown = action.option_strings[0] if action.option_strings else action.metavar
+            m = re.search(rf"^  {re.escape(shown)}\b.*?(?=^  \S|\Z)", out, re.M | re.S)
+            assert m, (name, shown, out)
+            words = action.help.split()[0]
+            assert words in m.group(0), (name, shown, m.group(0))
+    out, _, rc = nessie("--help", cwd=tmp_path)
+    assert rc == 0 and "--version" in out and all(c in out for c in sub.choices)
+
+
+def test_program_from_standard_input(tmp_path):
+    p = subprocess.run([sys.executable, "-m", "nessie", "run", "--backend", "interp", "-"],
+                       input="x = [1, 2] ++ [3];\nsum(x);\n", capture_output=True, text=True,
+                       cwd=tmp_path, timeout=120)
+    assert (p.stdout, p.stderr, p.returncode) == ("x = [1, 2, 3] : [int]\nit = 6 : int\n", "", 0)
+    p = subprocess.run([sys.executable, "-m", "nessie", "check", "-"], input="y = 1 +;\n",
+                       capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert p.returncode == 1 and p.stderr.startswith("<stdin>:1:8: error: syntax error at ';'")
+
+
+def test_several_files_each_run_in_turn(tmp_path, prog):
+    a = prog("1 + 2;\n", "a.nesl")
+    bad = prog("x = [1, 2];\nx[7];\n", "bad.nesl")
+    c = prog("\"c\";\n", "c.nesl")
+    out, err, rc = nessie("run", "--backend", "interp", a, bad, c, cwd=tmp_path)
+    assert rc == 1
+    assert out == ("==> a.nesl <==\nit = 3 : int\n\n==> bad.nesl <==\nx = [1, 2] : [int]\n\n"
+                   "==> c.nesl <==\nit = \"c\" : [char]\n")
+    assert err.startswith("bad.nesl:2:1: error: RUNTIME ERROR: Sequence reference")
+    assert nessie("check", a, c, cwd=tmp_path) == ("", "", 0)
+    out, err, rc = nessie("check", a, "missing.nesl", c, cwd=tmp_path)
+    assert (out, err, rc) == ("", "nessie: error: cannot open missing.nesl\n", 1)
+
+
+@pytest.mark.parametrize("backend", [["--backend", "interp"], ["--backend", "lcu"]])
+def test_print_length_zero(tmp_path, prog, backend):
+    name = prog("[1, 2, 3];\n[[1], [2]];\n[] int;\n\"ab\";\n(1, [2]);\n")
+    out, err, rc = nessie("run", *backend, "--print-length", "0", name, cwd=tmp_path)
+    assert (err, rc) == ("", 0)
+    assert out == ("it = [...] : [int]\nit = [...] : [[int]]\nit = [] : [int]\n"
+                   "it = \"...\" : [char]\nit = (1, [...]) : int, [int]\n")
+    _, err, rc = nessie("run", "--print-length", "-1", name, cwd=tmp_path)
+    assert rc == 2 and "--print-length: must be 0 or more, not -1" in err
+
+
+@pytest.mark.parametrize("cmd", [["run", "--backend", "opencl"], ["run", "--backend", "lcu"],
+                                 ["check"], ["compile", "--emit", "typed"], ["stats"],
+                                 ["test"]])
+def test_int64_where_it_does_not_apply(tmp_path, prog, cmd):
+    out, err, rc = nessie(*cmd, "--int64", prog("1;\n"), cwd=tmp_path)
+    assert (out, rc) == ("", 1)
+    assert err.startswith("nessie: error: --int64") and err.count("\n") == 1
+    assert "reference interpreter" in err
+
+
+# --------------------------------------------------------------------------- nessie test
+TESTED = """\
+function inv(x) = 100 / x;
+inv(4);
+"50%" ++ " off";
+% ==
+output:
+inv = fn : int -> int
+it = 25 : int
+it = "50%% off" : [char]
+%
+"""
+
+FAST = ["--backend", "interp,lcu"]
+
+
+def test_nessie_test_example_on_every_backend():
+    """The example program carries its expected output: it passes on all five
+    configurations (the one OpenCL run of these tests)."""
+    out, err, rc = nessie("test", "row_sums.nesl", cwd=EXAMPLES)
+    if "no OpenCL device" in out:
+        pytest.skip("no OpenCL device")
+    assert rc == 0, out + err
+    assert out == ("row_sums.nesl: ok (interp, lcu-unfused, lcu-fused, opencl-unfused, "
+                   "opencl-fused)\nnessie test: 1 program, 5 runs: 5 passed, 0 failed\n")
+
+
+def test_nessie_test_passes_and_fails(tmp_path, prog):
+    good = prog(TESTED, "good.nesl")
+    wrong = prog(TESTED.replace("it = 25", "it = 26"), "wrong.nesl")
+    out, err, rc = nessie("test", *FAST, good, wrong, cwd=tmp_path)
+    assert rc == 1 and err == ""
+    assert out == ("good.nesl: ok (interp, lcu-unfused, lcu-fused)\n"
+                   "wrong.nesl: FAILED\n"
+                   "  interp, lcu-unfused, lcu-fused: the output differs from the expected "
+                   "output:\n"
+                   "    --- expected\n    +++ actual\n    @@ -1,3 +1,3 @@\n"
+                   "     inv = fn : int -> int\n    -it = 26 : int\n    +it = 25 : int\n"
+                   "     it = \"50% off\" : [char]\n"
+                   "nessie test: 2 programs, 6 runs: 3 passed, 3 failed\n")
+    assert nessie("test", *FAST, good, cwd=tmp_path)[2] == 0
+
+
+def test_nessie_test_expected_error_and_backends_section(tmp_path, prog):
+    name = prog("function inv(x) = 100 / x;\ninv(4);\ninv(0);\n% ==\nbackends: interp\n"
+                "output:\ninv = fn : int -> int\nit = 25 : int\n"
+                "error: RUNTIME ERROR: Divide by zero.\n%\n")
+    assert nessie("test", name, cwd=tmp_path) == (
+        "prog.nesl: ok (interp)\nnessie test: 1 program, 1 run: 1 passed, 0 failed\n", "", 0)
+    name = prog("x = 1 +;\n% ==\nerror: syntax error at ';'\n%\n", "syntax.nesl")
+    out, _, rc = nessie("test", *FAST, name, cwd=tmp_path)
+    assert rc == 0 and out.startswith("syntax.nesl: ok (interp, lcu-unfused, lcu-fused)\n")
+    name = prog("1;\n% ==\nerror: Divide by zero\n%\n", "noerror.nesl")
+    out, _, rc = nessie("test", "--backend", "interp", name, cwd=tmp_path)
+    assert rc == 1 and ("interp: expected an error containing 'Divide by zero', but the "
+                        "program ran to the end") in out
+
+
+def test_nessie_test_without_a_block(tmp_path, prog):
+    """No block: the .out file is the expected output, else the interpreter's output."""
+    prog("sum([1, 2]);\n", "golden.nesl")
+    (tmp_path / "golden.out").write_text("it = 3 : int\n")
+    prog("{a * 2 : a in [1, 2]};\n", "plain.nesl")
+    prog("1;\n% ==\nouput:\nit = 1 : int\n%\n", "typo.nesl")
+    out, err, rc = nessie("test", *FAST, "-v", ".", cwd=tmp_path)
+    assert rc == 1 and err == ""
+    assert out.splitlines() == [
+        "./golden.nesl: ok (interp, lcu-unfused, lcu-fused)",
+        "  note: expected output from the .out file",
+        "./plain.nesl: ok (interp, lcu-unfused, lcu-fused)",
+        "  note: no '% ==' block: every backend compared with the reference interpreter",
+        "./typo.nesl: FAILED",
+        "  block: bad test block: unexpected line in the test block: 'ouput:' (sections: "
+        "output:, error:, backends:)",
+        "nessie test: 3 programs, 7 runs: 6 passed, 1 failed"]

@@ -38,8 +38,12 @@ def test_missing_terminator_at_end_of_file():
 
 def test_booleans_cannot_name_functions():
     errs = syntax_errors("function f(x) = x;")
-    assert errs == ["s.nesl:1:10: error: syntax error at 'f' (t and f are the boolean "
-                    "literals and cannot be names)"]
+    assert errs == ["s.nesl:1:10: error: syntax error at 'f': in NESL 'f' is the boolean false "
+                    "(t and f are the boolean literals), so it cannot name a function or a "
+                    "variable"]
+    assert syntax_errors("t = 1;") == [
+        "s.nesl:1:1: error: in NESL 't' is the boolean true (t and f are the boolean "
+        "literals), so it cannot name a variable; choose another name"]
 
 
 def test_invalid_pattern():

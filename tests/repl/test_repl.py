@@ -18,7 +18,11 @@ EXAMPLES = ROOT / "nesl_examples"
 
 
 def repl(text: str, *args: str, cwd=None, timeout: float = 120, env=None):
-    """Run the REPL with ``text`` on a pipe; returns (stdout, stderr, returncode)."""
+    """Run the REPL with ``text`` on a pipe; returns (stdout, stderr, returncode).  Without a
+    ``--backend`` it runs on the reference interpreter (the default, OpenCL, compiles kernels
+    for every expression: a few tests use it)."""
+    if not any(a.startswith("--backend") for a in args):
+        args = ("--backend", "interp", *args)
     p = subprocess.run([sys.executable, "-m", "nessie.repl", *args], input=text,
                        capture_output=True, text=True, cwd=cwd or ROOT, timeout=timeout,
                        env=env)
@@ -273,7 +277,8 @@ def test_examples_print_as_nessie_run(example):
 
 
 def test_interrupt_a_computation_with_sigint():
-    p = subprocess.Popen([sys.executable, "-m", "nessie.repl"], stdin=subprocess.PIPE,
+    p = subprocess.Popen([sys.executable, "-m", "nessie.repl", "--backend", "interp"],
+                         stdin=subprocess.PIPE,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
     try:
         p.stdin.write("function spin(n) = if n == 0 then 0 else "
@@ -293,12 +298,12 @@ def test_interrupt_a_computation_with_sigint():
 
 
 # --------------------------------------------------------------------------- terminal
-def _pty_session(lines, home, timeout=60.0):
+def _pty_session(lines, home, timeout=60.0, args=("--backend", "interp")):
     """Drive the REPL on a pseudo-terminal; returns everything it wrote."""
     import pty
     master, slave = pty.openpty()
     env = dict(os.environ, HOME=str(home), TERM="dumb")
-    p = subprocess.Popen([sys.executable, "-m", "nessie.repl"], stdin=slave, stdout=slave,
+    p = subprocess.Popen([sys.executable, "-m", "nessie.repl", *args], stdin=slave, stdout=slave,
                          stderr=slave, cwd=ROOT, env=env, close_fds=True)
     os.close(slave)
     buf = b""
@@ -380,3 +385,163 @@ def test_session_internal_state_rolls_back_on_runtime_error():
     feed_all(s, "function g(x) = x;\nr = g(1) / 0;\nr = g(2);\nr;")
     assert out.getvalue() == "g = fn : a -> a :: (a in any)\nr = 2 : int\nit = 2 : int\n"
     assert "Divide by zero" in err.getvalue()
+
+
+# --------------------------------------------------------------------------- issue 12
+def _help_examples(help_text: str) -> list:
+    """``(item, printed result)`` of the ':help' lines that show an item and its result."""
+    import re
+    out = []
+    for line in help_text.splitlines():
+        m = re.match(r"^  (\S.*?;)\s{2,}\S.*?\s{2,}(\S.*=.*\S)\s*$", line)
+        if m:
+            out.append((m.group(1), m.group(2)))
+    return out
+
+
+def test_help_examples_run_as_shown():
+    out, err, rc = repl(":help\n")
+    examples = _help_examples(out)
+    assert len(examples) == 3 and "function f(" not in out
+    items = "".join(item + "\n" for item, _ in examples)
+    out, err, rc = repl(items)
+    assert (err, rc) == ("", 0)
+    assert out == "".join(result + "\n" for _, result in examples)
+
+
+@pytest.mark.parametrize("item, where", [("function f(x) = x + 1;", "function f"),
+                                         ("t = 3;", "t = 3"), ("function g(f) = f;", "(f)"),
+                                         ("let f = 1 in f + 1;", "let f")])
+def test_naming_something_f_or_t_says_they_are_the_booleans(item, where):
+    out, err, rc = repl(item + "\ninc = 1;\n")
+    assert out == "inc = 1 : int\n" and rc == 0           # the session goes on
+    name = "f" if "f" in where else "t"
+    value = "false" if name == "f" else "true"
+    first = err.splitlines()[0]
+    assert first.startswith("<stdin>:1:") and \
+        f"in NESL '{name}' is the boolean {value} (t and f are the boolean literals)" in first
+    assert "cannot name" in first
+
+
+def test_nesl_toplevel_commands():
+    script = ("% squares its argument %\nfunction sq(x) = x * x;\n"
+              "function inc(x) \"adds one\" = x + 1;\nv = [1, 2];\n"
+              "describe sq;\nhelp inc;\n? v\ndescribe sum;\nshow code sq;\nshow code rest;\n"
+              "help;\n?\ndescribe nosuch;\nsq(3);\n")
+    out, err, rc = repl(script)
+    assert rc == 0
+    assert ("sq : a -> a :: (a in number)\nsquares its argument\ndefined at <stdin>:2:1\n"
+            in out)
+    assert "inc : int -> int\nadds one\ndefined at <stdin>:3:1\n" in out
+    assert "v : [int]    (a top-level variable)\n" in out
+    assert "sum : [a] -> a :: (a in number)\na builtin function of NESL\n" in out
+    assert "\nfunction sq(x) = x * x;\n" in out
+    assert "function rest(s) = drop(s, 1);\n(a library function" in out
+    assert out.count("NESL top-level commands:") == 2       # help; and ?
+    assert out.endswith("it = 9 : int\n")
+    assert err == "error: describe: no function or variable named nosuch\n"
+
+
+def test_unsupported_toplevel_commands_say_so():
+    out, err, rc = repl("set trace sq 1;\nset arg_check off;\nset verbose on;\nset profile x on;\n"
+                        "show status;\nset print_length x;\nset print_length 2;\n[1:5];\n")
+    assert (out, rc) == ("it = [1, 2,...] : [int]\n", 0)
+    lines = err.splitlines()
+    assert lines[:5] == [
+        "set trace: not supported by Nessie (no tracing of NESL functions)",
+        "set arg_check: not supported by Nessie (arguments are always checked)",
+        "set verbose: not supported by Nessie",
+        "set profile: not supported by Nessie (nessie run --stats reports kernel launches)",
+        "show status: not supported by Nessie (Nessie has show code NAME only)"]
+    assert lines[5] == ("error: set print_length needs a number, 0 or more "
+                        "(set print_length 20;)")
+
+
+def test_a_name_of_the_session_is_not_a_command():
+    out, err, rc = repl("describe = 3;\ndescribe;\nfunction show(x) = x;\nshow(2);\n")
+    assert (out, err, rc) == ("describe = 3 : int\nit = 3 : int\nshow = fn : a -> a :: "
+                              "(a in any)\nit = 2 : int\n", "", 0)
+
+
+SCRIPT = ("function sq(x) = x * x;\ndatatype pt(float, float);\nv = [3, 1, 2];\n"
+          "{sq(a) : a in v};\n(s, n) = (sum(v), #v);\n[pt(1.0, 2.0)];\n\"ab\" ++ \"c\";\n"
+          "m = {[0:a] : a in v};\n{sum(r) : r in m};\nrand(100);\nprint_string(\"hi\\n\");\n"
+          "v[3];\ns + n;\nset print_length 2;\nm;\n")
+
+
+def _carets(err: str) -> str:
+    """Error messages with the caret line cut to its caret (λcu locations are points)."""
+    import re
+    return re.sub(r"\^~+", "^", err)
+
+
+def test_backend_lcu_prints_as_the_interpreter():
+    ref = repl(SCRIPT, "--backend", "interp")
+    assert ref[2] == 0 and "RUNTIME ERROR" in ref[1] and "it = 9 : int" in ref[0]
+    for args in (["--backend", "lcu"], ["--backend", "lcu", "--no-fuse"]):
+        out, err, rc = repl(SCRIPT, *args)
+        assert (out, _carets(err), rc) == (ref[0], _carets(ref[1]), 0)
+
+
+def test_default_backend_is_opencl_on_a_terminal(tmp_path):
+    """The default backend (auto) is OpenCL through the driver: said in the banner."""
+    text, rc = _pty_session(["x = [1, 2, 3];", "{a * a : a in x};", "describe x;"], tmp_path,
+                            args=())
+    assert rc == 0 and "Traceback" not in text
+    if "no OpenCL device" in text:
+        pytest.skip("no OpenCL device")
+    assert "a NESL compiler: OpenCL on " in text
+    assert "it = [1, 4, 9] : [int]" in text and "x : [int]    (a top-level variable)" in text
+
+
+def test_backend_that_cannot_start():
+    out, err, rc = repl("1 + 2;\n", "--backend", "opencl", "--device", "99:99")
+    assert (out, rc) == ("", 1) and err.startswith("nessie: error: no OpenCL device")
+    assert "Traceback" not in err
+    out, err, rc = repl("1 + 2;\n", "--backend", "auto", "--device", "99:99")
+    assert (out, rc) == ("it = 3 : int\n", 0)
+    assert err.startswith("nessie: note: no OpenCL device") and \
+        err.rstrip().endswith("running on the reference interpreter")
+
+
+def test_int64_runs_on_the_interpreter():
+    out, err, rc = repl("max_int + 1;\n", "--backend", "auto", "--int64")
+    assert (out, rc) == ("it = -9223372036854775808 : int\n", 0)
+    assert err == ("nessie: note: 64-bit NESL ints (--int64) run on the reference interpreter "
+                   "only: the session runs on it\n")
+    out, err, rc = repl("1;\n", "--backend", "lcu", "--int64")
+    assert rc == 2 and "--int64 (64-bit NESL ints) runs on the reference interpreter" in err
+
+
+def test_item_the_backend_cannot_run(monkeypatch):
+    """An item the flattener refuses: a note and the interpreter under auto; an error naming
+    the reason under an explicit backend; the session goes on either way."""
+    from nessie import driver
+    from nessie.flatten import FlattenUnsupported
+    from nessie.repl import Session
+
+    real = driver.flatten
+
+    def flatten(c, **kw):
+        if any("refuse" in str(it) for it in c.mono.items):
+            raise FlattenUnsupported("this construct")
+        return real(c, **kw)
+
+    monkeypatch.setattr(driver, "flatten", flatten)
+    for backend in ("lcu", "auto"):
+        out, err = io.StringIO(), io.StringIO()
+        s = Session(out, err, backend=backend)
+        if backend == "auto":
+            s.backend = "auto"
+            s._runner = driver.make_runner("lcu")        # no OpenCL needed for this test
+        feed_all(s, "function refuse(x) = x + 1;\nrefuse(1);\nx = 5;\nx + 1;")
+        if backend == "lcu":
+            assert out.getvalue() == "refuse = fn : int -> int\nx = 5 : int\nit = 6 : int\n"
+            assert err.getvalue() == ("error: the lcu backend cannot run this item: the "
+                                      "flattener does not handle it (this construct)\n")
+        else:
+            assert out.getvalue() == ("refuse = fn : int -> int\nit = 2 : int\nx = 5 : int\n"
+                                      "it = 6 : int\n")
+            assert err.getvalue() == ("nessie: note: running this item on the reference "
+                                      "interpreter: the flattener does not handle it (this "
+                                      "construct)\n")
