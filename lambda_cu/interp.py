@@ -654,7 +654,8 @@ def _check_permutation(target: np.ndarray, n: int, loc: Optional[str]) -> None:
 
 def _ranks(keys: np.ndarray, descending: bool, groups: Optional[np.ndarray] = None) -> np.ndarray:
     if descending:
-        keys = -keys.astype(np.int64) if keys.dtype.kind in "iu" else -keys
+        # order-reversing maps: ~k for signed ints (-k overflows on the smallest int64)
+        keys = ~keys if keys.dtype.kind == "i" else (-keys.astype(np.int64) if keys.dtype.kind == "u" else -keys)
     order = np.lexsort((keys, groups)) if groups is not None else np.argsort(keys, kind="stable")
     ranks = np.empty(keys.shape[0], dtype=np.int64)
     ranks[order] = np.arange(keys.shape[0], dtype=np.int64)

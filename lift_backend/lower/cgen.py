@@ -230,10 +230,15 @@ class CGen:
                        [e.ty] if not isinstance(e.ty, UnitT) else [])
         if isinstance(e, ir.Tuple):
             out = Val([], [])
+            tys = []
             for x in e.elems:
                 v = self.exp(x, env)
                 out.exprs += v.exprs
                 out.types += v.types
+                tys.append(v.ty if v.ty is not None else
+                           (v.types[0] if len(v.types) == 1 else self.type_of(x, env)))
+            # the structured type, so that a variable bound to a nested tuple destructures right
+            out.ty = TupleT(tuple(tys))
             return out
         if isinstance(e, ir.Proj):
             return self.proj(e, env)
@@ -322,10 +327,12 @@ class CGen:
         ix = iv.exprs[0]
         site = self.site(e, e.loc, MSG_BOUNDS)
         out = self.fresh()
-        self.emit(f"{ctype(acc.elem)} {out};")
+        # a segment-descriptor field is stored as int but read as its SegVec's int type
+        elem = e.vec.ity if isinstance(e.vec, ir.SegVec) else acc.elem
+        self.emit(f"{ctype(elem)} {out};")
         self.emit(f"if ((long)({ix}) < 0 || (long)({ix}) >= (long)({acc.length})) "
-                  f"{{ {self.err(site)} {out} = 0; }} else {out} = {acc.buf}[{ix}];")
-        return Val([out], [acc.elem])
+                  f"{{ {self.err(site)} {out} = 0; }} else {out} = ({ctype(elem)}){acc.buf}[{ix}];")
+        return Val([out], [elem])
 
     def if_(self, e: ir.If, env: dict[str, Val]) -> Val:
         c = self.exp(e.cond, env).exprs[0]
@@ -349,7 +356,7 @@ class CGen:
         self.emit("} else {")
         self.lines += else_
         self.emit("}")
-        return Val(outs, ts)
+        return Val(outs, ts, t)
 
     # -------------------------------------------------------------- primitives
     def prim(self, e: ir.PrimOp, env: dict[str, Val]) -> Val:

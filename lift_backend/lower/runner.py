@@ -33,7 +33,7 @@ from typing import Any, Optional
 import numpy as np
 
 from lambda_cu import ir
-from lambda_cu.errors import MSG_NEG_LENGTH, LcuRuntimeError
+from lambda_cu.errors import MSG_NEG_LENGTH, MSG_SCATTER_LENGTHS, LcuRuntimeError
 from lambda_cu.types import BoolT, CharT, FloatT, IntT, SegDesT, TupleT, Type, UnitT, VecT
 from lambda_cu.values import SegDes, dtype_of
 
@@ -593,9 +593,11 @@ class OpenCLRunner:
             if P:
                 self.launch(K("chunks"), P, ctx + [L(n), L(P)] + parts + ([pstart] if seg else []))
             if scan or seg:
+                # the carry kernel also runs with no chunk: it evaluates init, which the numpy
+                # runner evaluates (and may fail on) even when there is nothing to combine
+                carry = [self._alloc(dt.itemsize * max(P, 1)) for dt in tau]
+                self.launch(K("carry"), 1, ctx + [L(P)] + parts + ([pstart] if seg else []) + carry)
                 if P:
-                    carry = [self._alloc(dt.itemsize * P) for dt in tau]
-                    self.launch(K("carry"), 1, ctx + [L(P)] + parts + ([pstart] if seg else []) + carry)
                     self.launch(K("scan"), P, ctx + [L(n), L(P)] + carry + [o.buf for o in outs])
             else:
                 self.launch(K("carry"), 1, ctx + [L(P)] + parts + [o.buf for o in outs])
@@ -641,6 +643,11 @@ class OpenCLRunner:
             dsts = [kenv[d.name] for d in s.dsts]
             m = dsts[0].n
             ok = np.int32(all(d.n == m for d in dsts))
+            if not ok and n == 0:
+                # nothing to write, so no kernel reports it: the lengths still differ (after any
+                # earlier launch's error)
+                self.sync()
+                raise LcuRuntimeError(s.loc, MSG_SCATTER_LENGTHS)
             outs = []
             for d in dsts:
                 o = self.new_vec(d.n, d.dtype)
@@ -703,10 +710,16 @@ class OpenCLRunner:
                 self.launch(self.s.nz_radix_scatterseg, P, [idx[cur], ids.buf, L(n), L(P), np.int32(shift),
                                                             hist, idx[1 - cur]])
                 cur = 1 - cur
+        # the rank kernels write ints: an int64 index type gets them through a cast
+        res = out if out.dtype == np.int32 else self._alloc(4 * n)
+        dst = res if res is not out else out.buf
+        if isinstance(s, ir.SegRank):
             self.launch(self.s.nz_segrank_out, min(n, self.map_items),
-                        [idx[cur], ids.buf, sd.offsets.buf, L(n), out.buf])
+                        [idx[cur], ids.buf, sd.offsets.buf, L(n), dst])
         else:
-            self.launch(self.s.nz_rank_out, min(n, self.map_items), [idx[cur], L(n), out.buf])
+            self.launch(self.s.nz_rank_out, min(n, self.map_items), [idx[cur], L(n), dst])
+        if res is not out:
+            self.launch(self.s.nz_cast_i2l, min(n, self.map_items), [res, L(n), out.buf])
         return out
 
 

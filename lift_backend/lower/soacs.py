@@ -286,6 +286,13 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
         def is_end(i):
             return f"({i} == (long){sd}_offsets[{sd}_ids[{i}]] + {sd}_lengths[{sd}_ids[{i}]] - 1)"
 
+        # number the failing sites in the numpy runner's order (pull thunk, init, operator)
+        # before the phases use them in another order (scratch code, thrown away)
+        scratch = CGen(ctx.vecs, sites)
+        x0 = b.pull(scratch, f, "0")
+        b.init(scratch, soac)
+        b.op(scratch, soac.op, x0, x0)
+
         # phase 1: each chunk folds its elements (restarting at segment starts)
         def p1(gen):
             _chunk(gen)
@@ -520,7 +527,8 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
             x = b.pull(gen, f, "i")
             k = x.exprs[0]
             if isinstance(kt, FloatT):
-                gen.emit(f"  ulong u = as_ulong({k});")
+                # -0.0 and 0.0 are equal keys (stable order between them, as numpy)
+                gen.emit(f"  ulong u = as_ulong({k} == 0.0 ? 0.0 : {k});")
                 gen.emit("  u = (u >> 63) ? ~u : (u | 0x8000000000000000ul);")
                 if desc:
                     gen.emit("  u = ~u;")
