@@ -105,13 +105,30 @@ def test_run_stats(tmp_path, prog):
     name = prog(SMALL)
     _, err, rc = nessie("run", "--backend", "lcu", "--no-fuse", "--stats", name, cwd=tmp_path)
     assert rc == 0
-    m = re.fullmatch(r"nessie: (\d+) kernels, (\d+) launches \(unfused\)\n", err)
+    pat = r"nessie: backend lcu, %s: (\d+) λcu kernels, (\d+) λcu kernel launches\n"
+    m = re.fullmatch(pat % "unfused", err)
     assert m, err
-    if _fusion_available():
-        _, err2, _ = nessie("run", "--backend", "lcu", "--stats", name, cwd=tmp_path)
-        m2 = re.fullmatch(r"nessie: (\d+) kernels, (\d+) launches \(fused\)\n", err2)
-        assert m2, err2
-        assert int(m2.group(2)) <= int(m.group(2))
+    _, err2, _ = nessie("run", "--backend", "lcu", "--stats", name, cwd=tmp_path)
+    m2 = re.fullmatch(pat % "fused", err2)
+    assert m2, err2
+    assert int(m2.group(2)) <= int(m.group(2))
+
+
+@pytest.mark.opencl
+def test_run_stats_opencl(tmp_path, prog):
+    """On OpenCL --stats names the device and reports device launches, kernel time (profiling
+    events), bytes moved and peak device memory."""
+    name = prog(SMALL)
+    _, err, rc = nessie("run", "--backend", "opencl", "--stats", name, cwd=tmp_path)
+    assert rc == 0, err
+    lines = [l for l in err.splitlines() if l.startswith("nessie:")]
+    assert re.fullmatch(r"nessie: backend opencl, fused: \d+ λcu kernels, \d+ λcu kernel launches",
+                        lines[0]), err
+    m = re.fullmatch(r"nessie: device (.+): (\d+) OpenCL kernels built in [\d.]+ s, (\d+) device "
+                     r"launches, kernel time [\d.]+ ms, (\d+) B to device, (\d+) B from device, "
+                     r"\d+ synchronisations, peak device memory (\d+) B", lines[1])
+    assert m, err
+    assert int(m.group(3)) > 0 and int(m.group(5)) > 0 and int(m.group(6)) > 0
 
 
 @pytest.mark.parametrize("backend", [["--backend", "interp"], ["--backend", "lcu", "--no-fuse"]])

@@ -1,0 +1,224 @@
+"""Benchmarks of the OpenCL backend against the peers, measured in one run (issue 9).
+
+    python benchmarks/bench_opencl.py [--device cpu|gpu|P:D] [--scale S] [--out DIR]
+
+For each workload the NESL function is flattened, fused and lowered once; its inputs are put on
+the device once ("data already on the device", as the peers get theirs); then each call is timed
+(median of --repeat, after a warm-up call that also builds the kernels) up to the device's
+completion.  Fused and unfused programs are both timed, with their device launches per call.
+Peers in the same process: numpy / scipy on a CPU device, CuPy (cuBLAS, cuSPARSE, cupy.sort) on
+a GPU device when CuPy is importable.  Writes DIR/bench.json, DIR/bench.md and, with matplotlib,
+DIR/bench.png (fused vs unfused time per workload).  Measurements, never assertions.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+from lambda_cu.executor import Executor  # noqa: E402
+from lambda_cu.types import TupleT  # noqa: E402
+from lambda_cu.values import SegDes  # noqa: E402
+from lift_backend.lower.runner import OpenCLRunner  # noqa: E402
+from nessie import driver  # noqa: E402
+
+SOURCES = {
+    "dotp": ("function dotp(a, b) : ([float], [float]) -> float = sum({x * y : x in a; y in b});",
+             "dotp"),
+    "norm2": ("""function norm2f(xs) : [float] -> ([float], [float]) =
+  let sum1 = sum(xs); gts = {x in xs | x > 0.0}; sum2 = sum(gts)
+  in ({x / sum1 : x in xs}, {x / sum2 : x in xs});""", "norm2f"),
+    "sparse_mxv": ("""function sparse_mxv(mat, vec) : ([[(int, float)]], [float]) -> [float] =
+  {sum({v * vec[c] : (c, v) in row}) : row in mat};""", "sparse_mxv"),
+    "quicksort": ("""function qsort(a) : [int] -> [int] =
+  if (#a < 2) then a
+  else
+    let pivot = a[#a / 2];
+        lesser = {e in a | e < pivot};
+        equal = {e in a | e == pivot};
+        greater = {e in a | e > pivot};
+        result = {qsort(v) : v in [lesser, greater]}
+    in result[0] ++ equal ++ result[1];""", "qsort"),
+}
+
+
+def nest(leaves: list, ty):
+    """Leaves (in order) shaped as a λcu parameter type (tuples nest)."""
+    if isinstance(ty, TupleT):
+        return tuple(nest(leaves, t) for t in ty.elems)
+    return leaves.pop(0)
+
+
+def inputs(name: str, n: int, rng):
+    """(NESL leaves, peer inputs) of a workload of size n."""
+    if name in ("dotp",):
+        a, b = rng.random(n), rng.random(n)
+        return [a, b], (a, b)
+    if name == "norm2":
+        a = rng.random(n) - 0.3
+        return [a], (a,)
+    if name == "sparse_mxv":
+        rows, per = n, 8 if n <= 2_000_000 else 10
+        cols = rng.integers(0, rows, rows * per).astype(np.int32)
+        vals = rng.random(rows * per)
+        vec = rng.random(rows)
+        sd = SegDes(np.full(rows, per))
+        return [sd, cols, vals, vec], (cols, vals, vec, rows, per)
+    if name == "quicksort":
+        a = rng.integers(-2**31, 2**31 - 1, n).astype(np.int32)
+        return [a], (a,)
+    raise KeyError(name)
+
+
+def peers(name: str, data, gpu: bool):
+    """{peer name: zero-argument callable} on prepared data (on the GPU with CuPy)."""
+    out = {}
+    if gpu:
+        try:
+            import cupy as cp
+            import cupyx.scipy.sparse as cps
+        except ImportError:
+            return out
+        sync = cp.cuda.runtime.deviceSynchronize
+        if name == "dotp":
+            a, b = (cp.asarray(x) for x in data)
+            out["cupy.dot"] = lambda: (cp.dot(a, b), sync())
+        elif name == "norm2":
+            a = cp.asarray(data[0])
+            out["cupy"] = lambda: ((a / a.sum(), a / a[a > 0].sum()), sync())
+        elif name == "sparse_mxv":
+            cols, vals, vec, rows, per = data
+            m = cps.csr_matrix((cp.asarray(vals), cp.asarray(cols),
+                                cp.arange(0, rows * per + 1, per, dtype=cp.int32)), shape=(rows, rows))
+            v = cp.asarray(vec)
+            out["cuSPARSE csr@v"] = lambda: (m @ v, sync())
+        elif name == "quicksort":
+            a = cp.asarray(data[0])
+            out["cupy.sort"] = lambda: (cp.sort(a), sync())
+        return out
+    if name == "dotp":
+        a, b = data
+        out["numpy.dot"] = lambda: np.dot(a, b)
+    elif name == "norm2":
+        a = data[0]
+        out["numpy"] = lambda: (a / a.sum(), a / a[a > 0].sum())
+    elif name == "sparse_mxv":
+        try:
+            import scipy.sparse as sp
+        except ImportError:
+            return out
+        cols, vals, vec, rows, per = data
+        m = sp.csr_matrix((vals, cols, np.arange(0, rows * per + 1, per)), shape=(rows, rows))
+        out["scipy csr@v"] = lambda: m @ vec
+    elif name == "quicksort":
+        a = data[0]
+        out["numpy.sort"] = lambda: np.sort(a)
+    return out
+
+
+def timed(fn, repeat: int) -> float:
+    fn()
+    ts = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        ts.append(time.perf_counter() - t)
+    return statistics.median(ts)
+
+
+def nessie_call(name: str, fuse: bool, leaves: list, runner: OpenCLRunner):
+    src, fname = SOURCES[name]
+    c = driver.compile_source(src, f"{name}.nesl")
+    flat = driver.flatten(c)
+    if fuse:
+        flat, _ = driver.fuse(flat)
+    ex = Executor(flat.program, runner)
+    f = flat.program.function(fname)
+    ls = list(leaves)
+    args = [runner.from_host(nest(ls, p.ty), p.ty) for p in f.params]
+    runner.finish()
+
+    def call():
+        ex._call(f, args)
+        runner.sync()
+        runner.finish()
+    return call
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--device", default=None)
+    ap.add_argument("--scale", type=float, default=1.0, help="multiply every size by this")
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--only", default=None, help="comma-separated workloads")
+    ap.add_argument("--out", default="benchmarks/out")
+    args = ap.parse_args(argv)
+    runner = OpenCLRunner(args.device)
+    gpu = runner.c.is_gpu
+    sizes = {"dotp": 10**8 if gpu else 10**7, "norm2": 10**8 if gpu else 10**7,
+             "sparse_mxv": 10**7 if gpu else 10**6, "quicksort": 10**7 if gpu else 10**6}
+    rng = np.random.default_rng(0)
+    rows = []
+    names = args.only.split(",") if args.only else list(SOURCES)
+    for name in names:
+        n = max(1, int(sizes[name] * args.scale))
+        leaves, pdata = inputs(name, n, rng)
+        row = {"workload": name, "n": n}
+        for fuse in (True, False):
+            call = nessie_call(name, fuse, leaves, runner)
+            before = runner.stats.launches
+            call()
+            row["launches_" + ("fused" if fuse else "unfused")] = runner.stats.launches - before
+            row["nessie_" + ("fused" if fuse else "unfused") + "_s"] = timed(call, args.repeat)
+        for pname, fn in peers(name, pdata, gpu).items():
+            row["peer"] = pname
+            row["peer_s"] = timed(fn, args.repeat)
+        if "peer_s" in row:
+            row["ratio_fused_to_peer"] = row["nessie_fused_s"] / row["peer_s"]
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    os.makedirs(args.out, exist_ok=True)
+    dev = f"{runner.device.name.strip()} ({runner.device.platform.name.strip()})"
+    with open(os.path.join(args.out, "bench.json"), "w") as f:
+        json.dump({"device": dev, "rows": rows}, f, indent=2)
+    lines = [f"Device: {dev}", "",
+             "| workload | n | fused | unfused | launches fused/unfused | peer | peer time | fused/peer |",
+             "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r['workload']} | {r['n']:.0e} | {r['nessie_fused_s'] * 1e3:.2f} ms | "
+                     f"{r['nessie_unfused_s'] * 1e3:.2f} ms | {r['launches_fused']}/{r['launches_unfused']} | "
+                     f"{r.get('peer', '-')} | "
+                     + (f"{r['peer_s'] * 1e3:.2f} ms | {r['ratio_fused_to_peer']:.2f}x |" if 'peer_s' in r else "- | - |"))
+    with open(os.path.join(args.out, "bench.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print("\n".join(lines))
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        fig, ax = plt.subplots(figsize=(7, 3.5))
+        xs = np.arange(len(rows))
+        ax.bar(xs - 0.27, [r["nessie_fused_s"] * 1e3 for r in rows], 0.27, label="Nessie fused")
+        ax.bar(xs, [r["nessie_unfused_s"] * 1e3 for r in rows], 0.27, label="Nessie unfused")
+        ax.bar(xs + 0.27, [r.get("peer_s", 0) * 1e3 for r in rows], 0.27, label="peer")
+        ax.set_xticks(xs, [r["workload"] for r in rows])
+        ax.set_yscale("log")
+        ax.set_ylabel("ms per call")
+        ax.set_title(dev, fontsize=9)
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        fig.savefig(os.path.join(args.out, "bench.png"), dpi=120)
+    except ImportError:
+        print("matplotlib is not installed: no plot", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
