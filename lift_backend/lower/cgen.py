@@ -96,6 +96,9 @@ inline long nz_f2l(double x) {
   if (!isfinite(x)) return (long)0x8000000000000000ul;
   double r = fmod(x, 18446744073709551616.0);
   if (fabs(r) >= 9223372036854775808.0) r = r - copysign(18446744073709551616.0, r);
+  /* out of range after the wrap: x86's conversion gives the smallest long (as numpy does);
+     some devices saturate instead, so say it explicitly */
+  if (!(fabs(r) < 9223372036854775808.0)) return (long)0x8000000000000000ul;
   return (long)r; }
 inline long nz_isqrt(long x) {
   if (x < 0) return 0;
@@ -422,10 +425,12 @@ class CGen:
                 return f"(uchar)(!({a[0]} {sym} {a[1]}))"
             return f"(~({a[0]} {sym} {a[1]}))"
         if op in ("lshift", "rshift"):
-            bits = 31 if t0.width == 32 else 63
-            cnt = f"(({ctype(t0)}){a[1]} & {bits})"
+            # as CMU NESL (C on x86) and lambda_cu.prims: the count modulo the width (its low
+            # 5/6 bits); the right shift is arithmetic
+            u = utype(t0)
+            cnt = f"(({u})({ctype(t0)}){a[1]} & {t0.width - 1}{'u' if t0.width == 32 else 'ul'})"
             if op == "lshift":
-                return f"({ct})(({utype(t0)}){a[0]} << {cnt})"
+                return f"({ct})(({u}){a[0]} << {cnt})"
             return f"({a[0]} >> {cnt})"
         if op in ("sqrt", "exp", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh",
                   "tanh"):

@@ -146,10 +146,15 @@ class _Context:
         self._profiling_queue = None
         self.is_gpu = bool(device.type & cl.device_type.GPU)
         self.programs: dict[str, dict] = {}
-        self.strategy = "gpu" if self.is_gpu else "cpu"
+        # the loop strategy follows the device kind; NESSIE_OPENCL_STRATEGY=cpu|gpu forces one
+        # (the tests run the GPU strategy on PoCL too)
+        forced = os.environ.get("NESSIE_OPENCL_STRATEGY", "")
+        if forced not in ("", "cpu", "gpu"):
+            raise RuntimeError(f"NESSIE_OPENCL_STRATEGY must be cpu or gpu, not {forced!r}")
+        self.strategy = forced or ("gpu" if self.is_gpu else "cpu")
         #: fixed work-group size: 1 on a CPU (each work-item loops over a block; a fixed size
         #: also means PoCL compiles each kernel once, not once per global size), 256 on a GPU
-        self.local = 1 if not self.is_gpu else min(256, device.max_work_group_size)
+        self.local = 1 if self.strategy == "cpu" else min(256, device.max_work_group_size)
         self.support = _Kernels(self.build(prelude(self.strategy) + SUPPORT))
 
     def profiling_queue(self):
@@ -185,7 +190,7 @@ _CONTEXTS: dict[Any, _Context] = {}
 
 def get_context(device) -> _Context:
     """The shared context of a device (one per process: contexts are expensive to make)."""
-    key = device.int_ptr
+    key = (device.int_ptr, os.environ.get("NESSIE_OPENCL_STRATEGY", ""))
     c = _CONTEXTS.get(key)
     if c is None:
         c = _CONTEXTS[key] = _Context(device)
@@ -243,7 +248,7 @@ class OpenCLRunner:
         self._temps = 0
         cl.enqueue_fill_buffer(self.queue, self.err, np.int32(_INT_MAX), 0, 4)
         cu = max(1, device.max_compute_units)
-        if self.c.is_gpu:
+        if self.c.strategy == "gpu":
             self.max_chunks, self.min_chunk, self.map_items = 8192, 64, 1 << 22
         else:
             self.max_chunks, self.min_chunk = max(64, 32 * cu), 2048
@@ -326,6 +331,10 @@ class OpenCLRunner:
             self.queue.finish()
             raise LcuRuntimeError(loc, msg)
         self._pending = []
+
+    def finish(self) -> None:
+        """Wait until the device has done everything enqueued (no read-back, no error check)."""
+        self.queue.finish()
 
     def sync(self) -> None:
         if not self._pending:

@@ -24,6 +24,9 @@ inline long nz_f2l(double x) {
   if (!isfinite(x)) return (long)0x8000000000000000ul;
   double r = fmod(x, 18446744073709551616.0);
   if (fabs(r) >= 9223372036854775808.0) r = r - copysign(18446744073709551616.0, r);
+  /* out of range after the wrap: x86's conversion gives the smallest long (as numpy does);
+     some devices saturate instead, so say it explicitly */
+  if (!(fabs(r) < 9223372036854775808.0)) return (long)0x8000000000000000ul;
   return (long)r; }
 inline long nz_isqrt(long x) {
   if (x < 0) return 0;
