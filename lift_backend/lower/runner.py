@@ -357,15 +357,17 @@ class OpenCLRunner:
         ev = self.cl.enqueue_nd_range_kernel(self.queue, kern, (g,), (loc,))
         self.stats.launches += 1
         if self.profile:
-            self._events.append(ev)
+            self._events.append((kern.function_name, ev))
             if len(self._events) >= 4096:
                 self._collect_events()
 
     def _collect_events(self) -> None:
         if self._events:
             self.queue.finish()
-            self.stats.kernel_seconds += sum(
-                (e.profile.end - e.profile.start) for e in self._events) * 1e-9
+            for name, e in self._events:
+                dt = (e.profile.end - e.profile.start) * 1e-9
+                self.stats.kernel_seconds += dt
+                self.stats.by_kernel[name] = self.stats.by_kernel.get(name, 0.0) + dt
             self._events = []
 
     def finish_stats(self) -> Stats:

@@ -666,10 +666,17 @@ kernel void nz_sd_offsets(global const int* restrict lens, const long n, const l
 }
 kernel void nz_sd_ids(global const int* restrict offs, const long count, const long total,
                       global int* restrict ids) {
-  NZ_FOR(i, total) {
-    long lo = 0, hi = count - 1;
-    while (lo < hi) { long mid = (lo + hi + 1) / 2; if ((long)offs[mid] <= i) lo = mid; else hi = mid - 1; }
-    ids[i] = (int)lo;
+  /* each work-item: a contiguous block; one binary search for its first element, then a walk
+     (O(total + count) in all, empty segments skipped) */
+  const long g = get_global_id(0), G = get_global_size(0);
+  const long lo = g * total / G, hi = (g + 1) * total / G;
+  if (lo >= hi) return;
+  long a = 0, b = count - 1;
+  while (a < b) { long mid = (a + b + 1) / 2; if ((long)offs[mid] <= lo) a = mid; else b = mid - 1; }
+  long s = a;
+  for (long i = lo; i < hi; i++) {
+    while (s + 1 < count && (long)offs[s + 1] <= i) s++;
+    ids[i] = (int)s;
   }
 }
 kernel void nz_cast_i2l(global const int* restrict a, const long n, global long* restrict b) {
