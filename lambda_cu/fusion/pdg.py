@@ -423,11 +423,12 @@ def region_pdg(name: str, binds: tuple, result: ir.Exp | None,
                     reasons[(last_effect, k)] = "order of effects"
                 if barrier:
                     for r_ in runs_since_effect:
-                        # ... nor after a check that followed it (nor a failing kernel after
-                        # an effect or a failure that followed it)
-                        if r_ not in deps and (check or r_ in failing):
+                        # ... and a kernel that can fail never moves after a check, an effect
+                        # or a failure that followed it (its error would come too late); one
+                        # that cannot fail may (it sits after the barrier in its cluster)
+                        if r_ not in deps and r_ in failing:
                             edges.append(Edge(r_, k, False))
-                            reasons[(r_, k)] = "runs before a check" if check else "fails before an effect"
+                            reasons[(r_, k)] = "fails before a check" if check else "fails before an effect"
                     runs_since_effect = []
                     last_check = k
                 last_effect = k

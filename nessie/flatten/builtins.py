@@ -20,6 +20,7 @@ from typing import Optional
 
 from lambda_cu import ir
 from lambda_cu.types import BOOL, CHAR, FLOAT, INT, FloatT, VecT
+from nessie.interp import errors as E
 from nessie.types import typed_ast as T
 from nessie.types import types as nt
 
@@ -363,13 +364,50 @@ def dist(fl, e, av, nv, ctx):
     elem = e.type.elem
     if ctx is None or (is_uniform(av) and is_uniform(nv)):
         n = b.bind(R.p("max", uniform_rep(nv).e, R.c_int(0)), INT, "n")
+        _length_check(fl, n, ctx, _loc(e))
         return U(R.replicate(b, uniform_rep(av), n, fl.tm, elem))
     lens = R.map_vec(b, R.p("max", scalar_at(nv, I), R.c_int(0)), ctx.n, INT, "dlen")
+    _length_check(fl, lens, ctx, _loc(e), lifted=True)
     sd = R.make_sd(b, lens)
     total = b.bind(ir.Length(R.ids_of(sd)), INT, "tot")
     segids = b.bind(R.ids_of(sd), VecT(INT), "segid")
     data = _at_instances(fl, av, segids, total, ctx, elem)
     return L(R.Seg(sd, data), None)
+
+
+_MAX_LEN = E.MAX_SEQ_LENGTH
+_MSG_TOO_LONG = "RUNTIME ERROR: " + E.SEQUENCE_TOO_LONG
+
+
+def _length_check(fl, n: ir.Exp, ctx, loc, lifted: bool = False):
+    """The interpreter's limit on the length of a sequence built from a count (``dist``,
+    ranges; see ``nessie.interp.errors.MAX_SEQ_LENGTH``), checked on the host before anything of
+    that size is allocated: ``n`` is the length (a host int, the same for every instance of
+    ``ctx`` if any) or, when ``lifted``, the vector of the instances' lengths.  Constant lengths
+    within the limit need no check."""
+    if not lifted:
+        if isinstance(n, ir.Const) and n.value <= _MAX_LEN:
+            return
+        ok = R.p("le", n, R.c_int(_MAX_LEN))
+    else:
+        ok = R.p("le", R.idx(n, I), R.c_int(_MAX_LEN))
+    _emit_check(fl, ok, lifted, ctx, loc, _MSG_TOO_LONG)
+
+
+def _emit_check(fl, ok: ir.Exp, lifted: bool, ctx, loc, msg):
+    """``check(ok)`` on the host, failing with ``msg`` at ``loc``.  ``ok`` is a host condition
+    or, when ``lifted``, a GPU condition over the instances ``i`` of ``ctx`` (all must hold).
+    In a context the check passes when the context is empty (``check(n == 0 || ok)``): the
+    source evaluates nothing there, and the flattener then needs no ``n > 0`` guard (see
+    ``Flattener._safe_on_empty``)."""
+    b = fl.b
+    if lifted:
+        ok = b.soac(ir.Reduce(thunk([("i", INT)], ok), (ir.Const(True, BOOL),),
+                              thunk([("a", BOOL), ("b", BOOL)], R.p("and", A, B_)), ctx.n),
+                    [BOOL], "ok")[0]
+    if ctx is not None:
+        ok = R.p("or", R.p("eq", ctx.n, R.c_int(0)), ok)
+    b.effect(ir.Check(ok, loc or "?", msg))
 
 
 def _at_instances(fl, v, ix, n, ctx, ty):
@@ -392,21 +430,26 @@ def range_(fl, sv, ev, stv, ctx, loc):
     def count(s, e, st):
         # max(0, ceil((e - s) / st)) for st > 0, and the mirror for st < 0 — in 64-bit
         # arithmetic, so that e - s cannot wrap (the elements themselves wrap as NESL ints)
+        dloc = None if isinstance(st, ir.Const) and st.value != 0 else loc   # a zero stride fails
         s, e, st = (R.p("to_int", x, ty=INT64) for x in (s, e, st))
         one = ir.Const(1, INT64)
         num = R.p("sub", e, s)
-        pos = R.p("div", R.p("add", num, R.p("sub", st, one)), st, loc=loc)
-        neg = R.p("div", R.p("add", num, R.p("add", st, one)), st, loc=loc)
+        pos = R.p("div", R.p("add", num, R.p("sub", st, one)), st, loc=dloc)
+        neg = R.p("div", R.p("add", num, R.p("add", st, one)), st, loc=dloc)
         n64 = R.p("max", ir.Const(0, INT64), ir.If(R.p("gt", st, ir.Const(0, INT64)), pos, neg))
-        return R.p("to_int", n64, ty=INT)
+        # (a count past the length limit is clamped to limit + 1 so that it cannot wrap
+        # into range when narrowed; the length check below reports it)
+        return R.p("to_int", R.p("min", n64, ir.Const(_MAX_LEN + 1, INT64)), ty=INT)
 
     if ctx is None or all(is_uniform(v) for v in (sv, ev, stv)):
         s, e, st = (uniform_rep(v).e for v in (sv, ev, stv))
         n = b.bind(count(s, e, st), INT, "rlen")
+        _length_check(fl, n, ctx, loc)
         data = R.map_vec(b, R.p("add", s, R.p("mul", I, st)), n, INT, "rng")
         return U(R.Vec(data, INT))
     lens = R.map_vec(b, count(scalar_at(sv, I), scalar_at(ev, I), scalar_at(stv, I)), ctx.n,
                      INT, "rlen")
+    _length_check(fl, lens, ctx, loc, lifted=True)
     sd = R.make_sd(b, lens)
     total = b.bind(ir.Length(R.ids_of(sd)), INT, "tot")
     k = R.idx(R.ids_of(sd), I)
@@ -700,10 +743,15 @@ def _expand(fl, e, args: list, env: dict, ctx):
         n = x.length(s)
         ex = seqof(x.elt(s, x.call("-", _INT, x.call("-", _INT, n, x.lit(1)), i)), x.rng(x.lit(0), n))
     elif name == "take":
-        ex = seqof(x.elt(s, i), x.rng(x.lit(0), vs[1]))
+        # [0:min(n, #s + 1)]: never longer than #s + 1, and when n > #s the gather s[#s]
+        # fails as the interpreter does (take([0:5], max_int) must not build max_int indices)
+        end = x.call("min", _INT, vs[1], x.call("+", _INT, x.length(s), x.lit(1)))
+        ex = seqof(x.elt(s, i), x.rng(x.lit(0), end))
     elif name == "drop":
-        ex = seqof(x.elt(s, i), x.rng(vs[1], x.length(s)))
+        # [max(n, -1):#s]: a negative n fails on s[-1] (drop(s, min_int) builds no huge range)
+        ex = seqof(x.elt(s, i), x.rng(x.call("max", _INT, vs[1], x.lit(-1)), x.length(s)))
     elif name == "subseq":
+        _subseq_check(fl, x, s, vs[1], vs[2], env2, ctx, e)
         ex = seqof(x.elt(s, i), x.rng(vs[1], vs[2]))
     elif name == "rotate":
         n = x.length(s)
@@ -779,6 +827,30 @@ def _expand(fl, e, args: list, env: dict, ctx):
         raise R.FlattenUnsupported(f"the builtin {name!r} is not supported by the flattening "
                                    f"backends yet (use --backend interp)")
     return fl.tr(ex, env2, ctx)
+
+
+_MSG_BOUNDS = "RUNTIME ERROR: Sequence reference (a[i]) out of bounds."
+
+
+def _subseq_check(fl, x: _X, s, start, end, env: dict, ctx, e):
+    """The interpreter's check of ``subseq`` (a non-empty range ``[start:end]`` lies within
+    ``s``), made on the host *before* the range is built, so that ``subseq(s, 0, max_int)``
+    fails at once instead of first building max_int indices (and the gather ``s[i]`` of the
+    expansion can no longer fail)."""
+    bad = x.call("and", _BOOL, x.call("<", _BOOL, start, end),
+                 x.call("or", _BOOL, x.call("<", _BOOL, start, x.lit(0)),
+                        x.call(">", _BOOL, end, x.length(s))))
+    _host_check(fl, x.call("not", _BOOL, bad), env, ctx, _loc(e), _MSG_BOUNDS)
+
+
+def _host_check(fl, ok, env: dict, ctx, loc, msg):
+    """Flatten the typed-NESL boolean ``ok`` (per instance in a context) and check on the host
+    that it holds (for every instance), failing with ``msg`` at ``loc``."""
+    v = fl.tr(ok, env, ctx)
+    if ctx is None or is_uniform(v):
+        _emit_check(fl, uniform_rep(v).e, False, ctx, loc, msg)
+    else:
+        _emit_check(fl, scalar_at(v, I), True, ctx, loc, msg)
 
 
 def _eql(x: _X, a, b, tm):

@@ -450,7 +450,15 @@ class Flattener:
                 if any(isinstance(kb.soac, ir.Once) for kb in k.binds):
                     return False
             elif isinstance(rhs, ir.PrimOp):
-                if rhs.loc is not None:
+                if _located(rhs):
+                    return False
+            elif isinstance(rhs, ir.Check):
+                # a check that passes on an empty context (``check(n == 0 || ok)``, emitted
+                # by the builtins for the instances of a context)
+                c = rhs.cond
+                if not (isinstance(c, ir.PrimOp) and c.op == "or" and isinstance(c.args[0], ir.PrimOp)
+                        and c.args[0].op == "eq" and isinstance(c.args[0].args[0], (ir.Var, ir.Const))
+                        and c.args[0].args[1] == R.c_int(0) and not _located(c)):
                     return False
             elif isinstance(rhs, ir.MakeSegDes):
                 if rhs.loc is not None:
@@ -616,6 +624,25 @@ class Flattener:
 
         v = self.guarded(n, run, elem_ty, sub)
         return counts, materialise(b, v, sub, self.tm, elem_ty)
+
+
+def _located(e: ir.Exp) -> bool:
+    """Does the host expression contain a located (failing) primitive or subscript?"""
+    if isinstance(e, (ir.PrimOp, ir.Index)) and e.loc is not None:
+        return True
+    if isinstance(e, ir.PrimOp):
+        return any(_located(a) for a in e.args)
+    if isinstance(e, ir.Index):
+        return _located(e.vec) or _located(e.idx)
+    if isinstance(e, ir.If):
+        return _located(e.cond) or _located(e.then) or _located(e.else_)
+    if isinstance(e, ir.Let):
+        return _located(e.rhs) or _located(e.body)
+    if isinstance(e, (ir.Tuple,)):
+        return any(_located(a) for a in e.elems)
+    if isinstance(e, ir.Proj):
+        return _located(e.tup)
+    return False
 
 
 def _scalars_only(r) -> bool:

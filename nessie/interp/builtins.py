@@ -156,6 +156,12 @@ def _is_int(x: Any) -> bool:
     return type(x) is int
 
 
+def _check_length(ctx: CallContext, n: int) -> None:
+    """A sequence of ``n`` elements may be built (see ``errors.MAX_SEQ_LENGTH``)."""
+    if n > E.MAX_SEQ_LENGTH:
+        raise ctx.error(E.SEQUENCE_TOO_LONG)
+
+
 def _check_index(ctx: CallContext, i: int, n: int) -> None:
     if not 0 <= i < n:
         raise ctx.error(E.SUBSCRIPT_OUT_OF_BOUNDS)
@@ -567,6 +573,7 @@ def _length(s, ctx):
 def _dist(arg, ctx):
     """``dist(v, n)``: ``n`` copies of ``v``.  Choice: a negative ``n`` gives ``[]``."""
     v, n = arg
+    _check_length(ctx, n)
     return Seq((v,) * max(n, 0))
 
 
@@ -610,6 +617,7 @@ def _unzip(s, ctx):
 @builtin("index")
 def _index(n, ctx):
     """``index(n) = [0, 1, ..., n-1]`` (``[]`` for ``n <= 0``)."""
+    _check_length(ctx, n)
     return Seq(tuple(range(n)))
 
 
@@ -621,6 +629,7 @@ def _iseq(arg, ctx):
     s, (d, e) = arg
     if d == 0:
         raise ctx.error(E.DIVIDE_BY_ZERO)
+    _check_length(ctx, len(range(s, e, d)))
     return Seq(tuple(range(s, e, d)))
 
 

@@ -8,6 +8,8 @@ system prints are copied verbatim, the others follow their style.
 
 from __future__ import annotations
 
+import os
+
 from nessie.diagnostics import RuntimeNeslError
 
 
@@ -23,6 +25,13 @@ NEGATIVE_ISQRT = "isqrt of a negative number."
 FILE_ERROR = "Could not access file {name}: {reason}."
 FILE_FORMAT = "Could not read {kind} from file {name}: {token!r}."
 
+#: The longest sequence a program may build from a count (``index``, ``dist``, ranges), on every
+#: backend: past it the operation fails with SEQUENCE_TOO_LONG (at its place) before anything is
+#: allocated, instead of exhausting memory.  2^28 elements is 1 GiB of ints on the flattening
+#: backends; the environment variable NESSIE_MAX_SEQ_LENGTH changes it.
+MAX_SEQ_LENGTH = int(os.environ.get("NESSIE_MAX_SEQ_LENGTH", str(2**28)))
+SEQUENCE_TOO_LONG = f"Sequence too long (more than {MAX_SEQ_LENGTH} elements)."
+
 __all__ = [
     "RuntimeNeslError",
     "SUBSCRIPT_OUT_OF_BOUNDS",
@@ -33,4 +42,6 @@ __all__ = [
     "NEGATIVE_ISQRT",
     "FILE_ERROR",
     "FILE_FORMAT",
+    "MAX_SEQ_LENGTH",
+    "SEQUENCE_TOO_LONG",
 ]

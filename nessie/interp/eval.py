@@ -207,7 +207,10 @@ class Compiler:
             s, e, d = start(env), end(env), stride(env)
             if d == 0:
                 raise E.RuntimeNeslError(span, E.DIVIDE_BY_ZERO)
-            return Seq(tuple(range(s, e, d)))
+            r = range(s, e, d)
+            if len(r) > E.MAX_SEQ_LENGTH:
+                raise E.RuntimeNeslError(span, E.SEQUENCE_TOO_LONG)
+            return Seq(tuple(r))
         return range_
 
     def exp_Time(self, node: T.Time) -> Code:
