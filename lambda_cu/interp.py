@@ -55,16 +55,12 @@ deeply recursive NESL programs work.
 
 from __future__ import annotations
 
-import sys
-import threading
-from collections import Counter
 from functools import lru_cache
 from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
 from . import ir
-from .check import check_program
 from .prims import COMMUTATIVE, PRIMS
 from .types import (INT, BoolT, CharT, FloatT, IntT, SegDesT, TupleT, Type, UnitT, VecT,
                     flat_components)
