@@ -532,7 +532,9 @@ class OpenCLRunner:
         return apply_prim(op, args, ty, loc)
 
     # ------------------------------------------------------------------ SOAC plans
-    def _ctx_args(self, ls: LoweredSoac, kenv: dict) -> list:
+    def _ctx_args(self, ls: LoweredSoac, kenv: dict, own: bool = True) -> list:
+        """The context arguments of a SOAC's kernels; with ``own=False`` the segment ids that
+        only the SOAC's chunked strategy reads (not its thunks) are a placeholder."""
         out: list = []
         for p in ls.ctx.params:
             v = kenv[p.name]
@@ -541,7 +543,10 @@ class OpenCLRunner:
             elif p.kind == "veclen":
                 out.append(np.int64(v.n))
             elif p.kind == "sdbuf":
-                out.append(self.sd_field(v, p.extra, np.int32).buf)
+                if not own and p.extra == "ids" and (p.name, p.extra) in ls.ctx.own_only:
+                    out.append(self.err)
+                else:
+                    out.append(self.sd_field(v, p.extra, np.int32).buf)
             elif p.kind == "sdlen":
                 out.append(np.int64(self.sd_field_length(v, p.extra)))
             elif p.kind == "devscalar":
@@ -581,6 +586,12 @@ class OpenCLRunner:
             n = self._size(s.size, kenv)
         if n < 0:
             raise LcuRuntimeError(None, f"RUNTIME ERROR: negative iteration size {n} in {s.NAME}")
+        if isinstance(s, (ir.SegReduce, ir.SegScan)) and self._rows(sd):
+            # one work-item per segment, one pass, no segment ids
+            ctx = self._ctx_args(ls, kenv, own=False) + [self.err, self._errbase(ls)]
+            outs = [self.new_vec(sd.count if isinstance(s, ir.SegReduce) else n, dt) for dt in tau]
+            self.launch(K("rows"), min(sd.count, self.map_items), ctx + [L(sd.count)] + [o.buf for o in outs])
+            return outs
         ctx = self._ctx_args(ls, kenv) + [self.err, self._errbase(ls)]
         G = min(n, self.map_items)
         if isinstance(s, ir.Map):
@@ -674,6 +685,16 @@ class OpenCLRunner:
         if isinstance(s, (ir.Rank, ir.SegRank)):
             return [self._rank(ls, K, ctx, n, kenv)]
         raise LowerError(f"{s.NAME} has no OpenCL plan")
+
+    def _rows(self, sd: DSd) -> bool:
+        """Whether a segmented reduction/scan runs one work-item per segment: enough segments to
+        fill the device, and short enough on average (the chunked segmented scan is balanced
+        whatever the lengths, and wins for few or long segments)."""
+        if sd.count == 0:
+            return False
+        if self.c.strategy == "gpu":
+            return sd.count >= 4096 and sd.total <= 64 * sd.count
+        return sd.count >= 4 * self.max_chunks and sd.total <= 4096 * sd.count
 
     def _sd_of_lengths(self, lengths: DVec, total: int) -> DSd:
         """A descriptor of lengths computed on the device whose total is known."""

@@ -92,8 +92,13 @@ class Context:
             _segvec_uses(soac.shape, uses)
         for e in soac.init_exps:
             _segvec_uses(e, uses)
+        #: (sd name, field) buffers passed only for the SOAC's own strategy, not for its thunks:
+        #: a plan that does not need them may pass a placeholder (segment ids are costly)
+        self.own_only: set = set()
         if soac.SEGMENTED:
             for f in own_sd_fields:
+                if (soac.sd.name, f, "buf") not in uses:
+                    self.own_only.add((soac.sd.name, f))
                 uses.add((soac.sd.name, f, "buf"))
                 uses.add((soac.sd.name, f, "len"))
         names = set(ir.soac_reads(soac))
@@ -105,11 +110,9 @@ class Context:
             t = tenv[name]
             c = cname(name)
             if isinstance(t, VecT):
-                want = {k for (n, f, k) in uses if n == name and f is None}
                 self.params.append(Param(f"global const {ctype(t.elem)}* restrict {c}", "vecbuf", name))
                 self.params.append(Param(f"long {c}_n", "veclen", name))
                 self.vecs[name] = VecAccess(c, f"{c}_n", t.elem)
-                del want
             elif isinstance(t, SegDesT):
                 fields = sorted({f for (n, f, k) in uses if n == name and f is not None})
                 for f in fields:
@@ -394,6 +397,29 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
                     gen.emit(f"  out{j}[s] = {e};")
                 gen.emit("}")
             b.kernel("init", "mapGlb(0)(toGlobal(init)) $ generate(nseg)", ["const long nseg"] + _buf_params("out", tau), p0)
+        if seg:
+            # short segments: one work-item per segment folds (or scans) its row in one pass,
+            # no segment ids (the runner picks this variant from the average segment length)
+            def prow(gen):
+                gen.emit("NZ_FOR(s, nseg) {")
+                gen.emit(f"  const long a = {sd}_offsets[s], e = a + {sd}_lengths[s];")
+                acc = _decl_acc(gen, "acc", tau)
+                _assign(gen, acc, b.init(gen, soac))
+                gen.emit("  for (long i = a; i < e; i++) {")
+                x = b.pull(gen, f, "i")
+                if scan:
+                    for j in range(len(tau)):
+                        gen.emit(f"    out{j}[i] = acc{j};")
+                _assign(gen, acc, b.op(gen, soac.op, _val(acc, tau), x))
+                gen.emit("  }")
+                if not scan:
+                    for j in range(len(tau)):
+                        gen.emit(f"  out{j}[s] = acc{j};")
+                gen.emit("}")
+            b.kernel("rows", ("mapGlb(0)(toGlobal(scanSeq(op, init))) $ splitOffsets(offsets, generate(n))"
+                              if scan else
+                              "mapGlb(0)(toGlobal(reduceSeq(op, init))) $ splitOffsets(offsets, generate(n))"),
+                     ["const long nseg"] + _buf_params("out", tau), prow)
 
     elif isinstance(soac, (ir.Filter, ir.Partition, ir.SegFilter, ir.SegPartition)):
         part = isinstance(soac, (ir.Partition, ir.SegPartition))

@@ -39,11 +39,11 @@ inline double nz_fmin(double a, double b) { return isnan(a) ? a : (a < b ? a : b
 
 // ===== λcu kernel KF2
 kernel void v_KF2_0_chunks(
-    global const double* restrict v_a_10,
-    long v_a_10_n,
-    global const double* restrict v_a_11,
-    long v_a_11_n,
-    const int v_n_12_0,
+    const int v_n2_0,
+    global const double* restrict v_v0,
+    long v_v0_n,
+    global const double* restrict v_v1,
+    long v_v1_n,
     global int* err,
     const int errbase,
     const long n,
@@ -56,9 +56,9 @@ kernel void v_KF2_0_chunks(
   double acc0;
   for (long i = lo; i < hi; i++) {
   double t1;
-  if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_a_10_n)) { NESSIE_ERR(errbase + 0); t1 = 0; } else t1 = (double)v_a_10[(int)i];
+  if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_v0_n)) { NESSIE_ERR(errbase + 0); t1 = 0; } else t1 = (double)v_v0[(int)i];
   double t2;
-  if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_a_11_n)) { NESSIE_ERR(errbase + 1); t2 = 0; } else t2 = (double)v_a_11[(int)i];
+  if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_v1_n)) { NESSIE_ERR(errbase + 1); t2 = 0; } else t2 = (double)v_v1[(int)i];
   double t3 = (t1 * t2);
     if (i == lo) {
   double t4 = t3;
@@ -73,11 +73,11 @@ kernel void v_KF2_0_chunks(
 }
 
 kernel void v_KF2_0_carry(
-    global const double* restrict v_a_10,
-    long v_a_10_n,
-    global const double* restrict v_a_11,
-    long v_a_11_n,
-    const int v_n_12_0,
+    const int v_n2_0,
+    global const double* restrict v_v0,
+    long v_v0_n,
+    global const double* restrict v_v1,
+    long v_v1_n,
     global int* err,
     const int errbase,
     const long P,

@@ -39,8 +39,8 @@ inline double nz_fmin(double a, double b) { return isnan(a) ? a : (a < b ? a : b
 
 // ===== λcu kernel KF1
 kernel void v_KF1_0_chunks(
-    global const int* restrict v_a_1,
-    long v_a_1_n,
+    global const int* restrict v_v0,
+    long v_v0_n,
     global int* err,
     const int errbase,
     const long n,
@@ -55,9 +55,9 @@ kernel void v_KF1_0_chunks(
   int acc1;
   for (long i = lo; i < hi; i++) {
   int t1;
-  if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_a_1_n)) { NESSIE_ERR(errbase + 0); t1 = 0; } else t1 = (int)v_a_1[(int)i];
+  if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_v0_n)) { NESSIE_ERR(errbase + 0); t1 = 0; } else t1 = (int)v_v0[(int)i];
   int t2;
-  if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_a_1_n)) { NESSIE_ERR(errbase + 1); t2 = 0; } else t2 = (int)v_a_1[(int)i];
+  if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_v0_n)) { NESSIE_ERR(errbase + 1); t2 = 0; } else t2 = (int)v_v0[(int)i];
   uchar t3 = (uchar)(t2 > ((int)0));
   int t4;
   if (t3) {
@@ -84,8 +84,8 @@ kernel void v_KF1_0_chunks(
 }
 
 kernel void v_KF1_0_carry(
-    global const int* restrict v_a_1,
-    long v_a_1_n,
+    global const int* restrict v_v0,
+    long v_v0_n,
     global int* err,
     const int errbase,
     const long P,
@@ -115,11 +115,11 @@ kernel void v_KF1_0_carry(
 
 // ===== λcu kernel KF2
 kernel void v_KF2_0_map(
-    global const int* restrict v_a_1,
-    long v_a_1_n,
-    const int v_n_5_0,
-    const int v_red_2_0,
-    const int v_red_4_0,
+    const int v_n1_0,
+    const int v_n2_0,
+    const int v_n3_0,
+    global const int* restrict v_v0,
+    long v_v0_n,
     global int* err,
     const int errbase,
     const long n,
@@ -128,13 +128,13 @@ kernel void v_KF2_0_map(
 {
   NZ_FOR(i, n) {
   int t1;
-  if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_a_1_n)) { NESSIE_ERR(errbase + 0); t1 = 0; } else t1 = (int)v_a_1[(int)i];
-  int t2 = v_red_2_0;
+  if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_v0_n)) { NESSIE_ERR(errbase + 0); t1 = 0; } else t1 = (int)v_v0[(int)i];
+  int t2 = v_n1_0;
   if (t2 == 0) { NESSIE_ERR(errbase + 1); t2 = 1; }
   int t3 = nz_tdiv_i(t1, t2);
   int t4;
-  if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_a_1_n)) { NESSIE_ERR(errbase + 2); t4 = 0; } else t4 = (int)v_a_1[(int)i];
-  int t5 = v_red_4_0;
+  if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_v0_n)) { NESSIE_ERR(errbase + 2); t4 = 0; } else t4 = (int)v_v0[(int)i];
+  int t5 = v_n3_0;
   if (t5 == 0) { NESSIE_ERR(errbase + 3); t5 = 1; }
   int t6 = nz_tdiv_i(t4, t5);
     out0[i] = t3;

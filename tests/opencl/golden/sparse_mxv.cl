@@ -39,18 +39,18 @@ inline double nz_fmin(double a, double b) { return isnan(a) ? a : (a < b ? a : b
 
 // ===== λcu kernel KF1
 kernel void v_KF1_0_chunks(
-    global const int* restrict v_a_1_ids,
-    long v_a_1_ids_n,
-    global const int* restrict v_a_1_lengths,
-    long v_a_1_lengths_n,
-    global const int* restrict v_a_1_offsets,
-    long v_a_1_offsets_n,
-    global const int* restrict v_a_2,
-    long v_a_2_n,
-    global const double* restrict v_a_3,
-    long v_a_3_n,
-    global const double* restrict v_a_4,
-    long v_a_4_n,
+    global const int* restrict v_sd3_ids,
+    long v_sd3_ids_n,
+    global const int* restrict v_sd3_lengths,
+    long v_sd3_lengths_n,
+    global const int* restrict v_sd3_offsets,
+    long v_sd3_offsets_n,
+    global const double* restrict v_v0,
+    long v_v0_n,
+    global const int* restrict v_v1,
+    long v_v1_n,
+    global const double* restrict v_v2,
+    long v_v2_n,
     global int* err,
     const int errbase,
     const long n,
@@ -65,13 +65,13 @@ kernel void v_KF1_0_chunks(
   uchar started = 0;
   for (long i = lo; i < hi; i++) {
   int t1;
-  if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_a_2_n)) { NESSIE_ERR(errbase + 0); t1 = 0; } else t1 = (int)v_a_2[(int)i];
+  if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_v1_n)) { NESSIE_ERR(errbase + 0); t1 = 0; } else t1 = (int)v_v1[(int)i];
   double t2;
-  if ((long)(t1) < 0 || (long)(t1) >= (long)(v_a_4_n)) { NESSIE_ERR(errbase + 1); t2 = 0; } else t2 = (double)v_a_4[t1];
+  if ((long)(t1) < 0 || (long)(t1) >= (long)(v_v0_n)) { NESSIE_ERR(errbase + 1); t2 = 0; } else t2 = (double)v_v0[t1];
   double t3;
-  if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_a_3_n)) { NESSIE_ERR(errbase + 2); t3 = 0; } else t3 = (double)v_a_3[(int)i];
+  if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_v2_n)) { NESSIE_ERR(errbase + 2); t3 = 0; } else t3 = (double)v_v2[(int)i];
   double t4 = (t3 * t2);
-    if ((i == (long)v_a_1_offsets[v_a_1_ids[i]])) {
+    if ((i == (long)v_sd3_offsets[v_sd3_ids[i]])) {
   double t5 = ((0.0) + t4);
   double t6 = t5;
   acc0 = t6;
@@ -90,18 +90,18 @@ kernel void v_KF1_0_chunks(
 }
 
 kernel void v_KF1_0_carry(
-    global const int* restrict v_a_1_ids,
-    long v_a_1_ids_n,
-    global const int* restrict v_a_1_lengths,
-    long v_a_1_lengths_n,
-    global const int* restrict v_a_1_offsets,
-    long v_a_1_offsets_n,
-    global const int* restrict v_a_2,
-    long v_a_2_n,
-    global const double* restrict v_a_3,
-    long v_a_3_n,
-    global const double* restrict v_a_4,
-    long v_a_4_n,
+    global const int* restrict v_sd3_ids,
+    long v_sd3_ids_n,
+    global const int* restrict v_sd3_lengths,
+    long v_sd3_lengths_n,
+    global const int* restrict v_sd3_offsets,
+    long v_sd3_offsets_n,
+    global const double* restrict v_v0,
+    long v_v0_n,
+    global const int* restrict v_v1,
+    long v_v1_n,
+    global const double* restrict v_v2,
+    long v_v2_n,
     global int* err,
     const int errbase,
     const long P,
@@ -127,18 +127,18 @@ kernel void v_KF1_0_carry(
 }
 
 kernel void v_KF1_0_scan(
-    global const int* restrict v_a_1_ids,
-    long v_a_1_ids_n,
-    global const int* restrict v_a_1_lengths,
-    long v_a_1_lengths_n,
-    global const int* restrict v_a_1_offsets,
-    long v_a_1_offsets_n,
-    global const int* restrict v_a_2,
-    long v_a_2_n,
-    global const double* restrict v_a_3,
-    long v_a_3_n,
-    global const double* restrict v_a_4,
-    long v_a_4_n,
+    global const int* restrict v_sd3_ids,
+    long v_sd3_ids_n,
+    global const int* restrict v_sd3_lengths,
+    long v_sd3_lengths_n,
+    global const int* restrict v_sd3_offsets,
+    long v_sd3_offsets_n,
+    global const double* restrict v_v0,
+    long v_v0_n,
+    global const int* restrict v_v1,
+    long v_v1_n,
+    global const double* restrict v_v2,
+    long v_v2_n,
     global int* err,
     const int errbase,
     const long n,
@@ -154,38 +154,38 @@ kernel void v_KF1_0_scan(
   acc0 = t1;
   for (long i = lo; i < hi; i++) {
   int t2;
-  if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_a_2_n)) { NESSIE_ERR(errbase + 0); t2 = 0; } else t2 = (int)v_a_2[(int)i];
+  if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_v1_n)) { NESSIE_ERR(errbase + 0); t2 = 0; } else t2 = (int)v_v1[(int)i];
   double t3;
-  if ((long)(t2) < 0 || (long)(t2) >= (long)(v_a_4_n)) { NESSIE_ERR(errbase + 1); t3 = 0; } else t3 = (double)v_a_4[t2];
+  if ((long)(t2) < 0 || (long)(t2) >= (long)(v_v0_n)) { NESSIE_ERR(errbase + 1); t3 = 0; } else t3 = (double)v_v0[t2];
   double t4;
-  if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_a_3_n)) { NESSIE_ERR(errbase + 2); t4 = 0; } else t4 = (double)v_a_3[(int)i];
+  if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_v2_n)) { NESSIE_ERR(errbase + 2); t4 = 0; } else t4 = (double)v_v2[(int)i];
   double t5 = (t4 * t3);
-    if ((i == (long)v_a_1_offsets[v_a_1_ids[i]])) {
+    if ((i == (long)v_sd3_offsets[v_sd3_ids[i]])) {
   double t6 = (0.0);
   acc0 = t6;
     }
   double t7 = (acc0 + t5);
   double t8 = t7;
   acc0 = t8;
-    if ((i == (long)v_a_1_offsets[v_a_1_ids[i]] + v_a_1_lengths[v_a_1_ids[i]] - 1)) {
-      out0[v_a_1_ids[i]] = acc0;
+    if ((i == (long)v_sd3_offsets[v_sd3_ids[i]] + v_sd3_lengths[v_sd3_ids[i]] - 1)) {
+      out0[v_sd3_ids[i]] = acc0;
     }
   }
 }
 
 kernel void v_KF1_0_init(
-    global const int* restrict v_a_1_ids,
-    long v_a_1_ids_n,
-    global const int* restrict v_a_1_lengths,
-    long v_a_1_lengths_n,
-    global const int* restrict v_a_1_offsets,
-    long v_a_1_offsets_n,
-    global const int* restrict v_a_2,
-    long v_a_2_n,
-    global const double* restrict v_a_3,
-    long v_a_3_n,
-    global const double* restrict v_a_4,
-    long v_a_4_n,
+    global const int* restrict v_sd3_ids,
+    long v_sd3_ids_n,
+    global const int* restrict v_sd3_lengths,
+    long v_sd3_lengths_n,
+    global const int* restrict v_sd3_offsets,
+    long v_sd3_offsets_n,
+    global const double* restrict v_v0,
+    long v_v0_n,
+    global const int* restrict v_v1,
+    long v_v1_n,
+    global const double* restrict v_v2,
+    long v_v2_n,
     global int* err,
     const int errbase,
     const long nseg,
@@ -193,5 +193,44 @@ kernel void v_KF1_0_init(
 {
   NZ_FOR(s, nseg) {
     out0[s] = (0.0);
+  }
+}
+
+kernel void v_KF1_0_rows(
+    global const int* restrict v_sd3_ids,
+    long v_sd3_ids_n,
+    global const int* restrict v_sd3_lengths,
+    long v_sd3_lengths_n,
+    global const int* restrict v_sd3_offsets,
+    long v_sd3_offsets_n,
+    global const double* restrict v_v0,
+    long v_v0_n,
+    global const int* restrict v_v1,
+    long v_v1_n,
+    global const double* restrict v_v2,
+    long v_v2_n,
+    global int* err,
+    const int errbase,
+    const long nseg,
+    global double* restrict out0)
+{
+  NZ_FOR(s, nseg) {
+    const long a = v_sd3_offsets[s], e = a + v_sd3_lengths[s];
+  double acc0;
+  double t1 = (0.0);
+  acc0 = t1;
+    for (long i = a; i < e; i++) {
+  int t2;
+  if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_v1_n)) { NESSIE_ERR(errbase + 0); t2 = 0; } else t2 = (int)v_v1[(int)i];
+  double t3;
+  if ((long)(t2) < 0 || (long)(t2) >= (long)(v_v0_n)) { NESSIE_ERR(errbase + 1); t3 = 0; } else t3 = (double)v_v0[t2];
+  double t4;
+  if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_v2_n)) { NESSIE_ERR(errbase + 2); t4 = 0; } else t4 = (double)v_v2[(int)i];
+  double t5 = (t4 * t3);
+  double t6 = (acc0 + t5);
+  double t7 = t6;
+  acc0 = t7;
+    }
+    out0[s] = acc0;
   }
 }
