@@ -23,7 +23,8 @@ def print_lift(prog: ir.Program) -> str:
         out.append(f"kernel {k.name}")
         for b, ls in zip(k.binds, lower_kernel(k)):
             out.append(f"  let ({', '.join(b.names)}) = {ls.soac.NAME}   "
-                       f"-- {len(ls.phases)} launch{'es' if len(ls.phases) != 1 else ''}")
+                       f"-- {len(ls.phases)} OpenCL kernel{'s' if len(ls.phases) != 1 else ''} "
+                       f"(the plan launches those its sizes need)")
             for p in ls.phases:
                 out.append(f"    {p.name}: {p.lift}")
             names = {"f": "f", "op": "op", "pred": "p", "idx": "g"}

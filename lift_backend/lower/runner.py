@@ -481,7 +481,7 @@ class OpenCLRunner:
         self.cl.enqueue_fill_buffer(self.queue, total, np.int64(0), 0, 8)
         if P:
             self.launch(self.s.nz_sd_chunks, P, [lengths.buf, np.int64(n), np.int64(P), sums, neg])
-            self.launch(self.s.nz_sd_carry, 1, [sums, np.int64(P), total])
+            self._scan_longs(sums, P, total)
             self.launch(self.s.nz_sd_offsets, P, [lengths.buf, np.int64(n), np.int64(P), sums, offs.buf])
         h_neg = np.empty(1, np.int32)
         h_tot = np.empty(1, np.int64)
@@ -614,13 +614,27 @@ class OpenCLRunner:
                 self.launch(K("init"), min(sd.count, self.map_items), ctx + [L(sd.count)] + [o.buf for o in outs])
             if P:
                 self.launch(K("chunks"), P, ctx + [L(n), L(P)] + parts + ([pstart] if seg else []))
+            ps = [pstart] if seg else []
+            P2 = self._groups(P)
+            if P2:
+                # fold the P chunk results in P2 groups first (see soacs: fold / spread)
+                parts2 = [self._alloc(dt.itemsize * P2) for dt in tau]
+                pstart2 = [self._alloc(P2)] if seg else []
+                self.launch(K("fold"), P2, ctx + [L(P), L(P2)] + parts + ps + parts2 + pstart2)
             if scan or seg:
                 # the carry kernel also runs with no chunk: it evaluates init, which the numpy
                 # runner evaluates (and may fail on) even when there is nothing to combine
                 carry = [self._alloc(dt.itemsize * max(P, 1)) for dt in tau]
-                self.launch(K("carry"), 1, ctx + [L(P)] + parts + ([pstart] if seg else []) + carry)
+                if P2:
+                    carry2 = [self._alloc(dt.itemsize * P2) for dt in tau]
+                    self.launch(K("carry"), 1, ctx + [L(P2)] + parts2 + pstart2 + carry2)
+                    self.launch(K("spread"), P2, ctx + [L(P), L(P2)] + parts + ps + carry2 + carry)
+                else:
+                    self.launch(K("carry"), 1, ctx + [L(P)] + parts + ps + carry)
                 if P:
                     self.launch(K("scan"), P, ctx + [L(n), L(P)] + carry + [o.buf for o in outs])
+            elif P2:
+                self.launch(K("carry"), 1, ctx + [L(P2)] + parts2 + [o.buf for o in outs])
             else:
                 self.launch(K("carry"), 1, ctx + [L(P)] + parts + [o.buf for o in outs])
             return outs
@@ -634,7 +648,10 @@ class OpenCLRunner:
             pre = self._alloc(8 * (n + 1)) if seg else None
             if P:
                 self.launch(K("count"), P, ctx + [L(n), L(P), counts])
-                self.launch(K("offsets"), 1, ctx + [L(P), counts, total])
+                if self._groups(P):
+                    self._scan_longs(counts, P, total)
+                else:
+                    self.launch(K("offsets"), 1, ctx + [L(P), counts, total])
                 h = np.empty(1, np.int64)
                 self._read([(h, total)])
                 kept_n = int(h[0])
@@ -686,6 +703,26 @@ class OpenCLRunner:
             return [self._rank(ls, K, ctx, n, kenv)]
         raise LowerError(f"{s.NAME} has no OpenCL plan")
 
+    def _groups(self, P: int) -> int:
+        """How many groups the chunk results are folded in before one work-item combines them:
+        0 (combine all P directly) unless P is large, on a GPU, where one work-item walking
+        thousands of results costs milliseconds."""
+        if self.c.strategy != "gpu" or P <= 512:
+            return 0
+        return 256
+
+    def _scan_longs(self, a: Any, P: int, total: Any) -> None:
+        """Exclusive scan in place of ``P`` int64 values, their sum to ``total[0]``."""
+        P2 = self._groups(P)
+        L = np.int64
+        if not P2:
+            self.launch(self.s.nz_sd_carry, 1, [a, L(P), total])
+            return
+        sums2 = self._alloc(8 * P2)
+        self.launch(self.s.nz_fold_long, P2, [a, L(P), L(P2), sums2])
+        self.launch(self.s.nz_sd_carry, 1, [sums2, L(P2), total])
+        self.launch(self.s.nz_spread_long, P2, [a, L(P), L(P2), sums2])
+
     def _rows(self, sd: DSd) -> bool:
         """Whether a segmented reduction/scan runs one work-item per segment: enough segments to
         fill the device, and short enough on average (the chunked segmented scan is balanced
@@ -706,7 +743,7 @@ class OpenCLRunner:
             neg = self._alloc(4)
             tot = self._alloc(8)
             self.launch(self.s.nz_sd_chunks, P, [lengths.buf, np.int64(n), np.int64(P), sums, neg])
-            self.launch(self.s.nz_sd_carry, 1, [sums, np.int64(P), tot])
+            self._scan_longs(sums, P, tot)
             self.launch(self.s.nz_sd_offsets, P, [lengths.buf, np.int64(n), np.int64(P), sums, offs.buf])
         return DSd(lengths, offs, total)
 

@@ -421,6 +421,62 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
                               "mapGlb(0)(toGlobal(reduceSeq(op, init))) $ splitOffsets(offsets, generate(n))"),
                      ["const long nseg"] + _buf_params("out", tau), prow)
 
+        # many chunks (GPU): the chunk results are first folded in P2 groups by P2 work-items,
+        # the carry kernel runs over the P2 group results, and (scans) a spread pass gives each
+        # chunk its carry-in -- no work-item walks all P chunk results alone
+        def pfold(gen):
+            gen.emit("const long c2 = get_global_id(0);")
+            gen.emit("if (c2 >= P2) return;")
+            gen.emit("const long lo = c2 * P / P2, hi = (c2 + 1) * P / P2;")
+            acc = _decl_acc(gen, "acc", tau)
+            _assign(gen, acc, _val([f"part{j}[lo]" for j in range(len(tau))], tau))
+            if seg:
+                gen.emit("uchar started = pstart[lo];")
+            gen.emit("for (long c = lo + 1; c < hi; c++) {")
+            pv = _val([f"part{j}[c]" for j in range(len(tau))], tau)
+            if seg:
+                gen.emit("  if (pstart[c]) {")
+                _assign(gen, acc, pv)
+                gen.emit("    started = 1;")
+                gen.emit("  } else {")
+                _assign(gen, acc, b.op(gen, soac.op, _val(acc, tau), pv))
+                gen.emit("  }")
+            else:
+                _assign(gen, acc, b.op(gen, soac.op, _val(acc, tau), pv))
+            gen.emit("}")
+            for j in range(len(tau)):
+                gen.emit(f"part2_{j}[c2] = acc{j};")
+            if seg:
+                gen.emit("pstart2[c2] = started;")
+        b.kernel("fold", "mapGlb(0)(toGlobal(reduceSeq(op)) o split(ceil(P/P2))) $ partials",
+                 ["const long P", "const long P2"] + _buf_params("part", tau, const=True) +
+                 (["global const uchar* restrict pstart"] if seg else []) +
+                 _buf_params("part2_", tau) + (["global uchar* restrict pstart2"] if seg else []), pfold)
+        if scan or seg:
+            def pspread(gen):
+                gen.emit("const long c2 = get_global_id(0);")
+                gen.emit("if (c2 >= P2) return;")
+                gen.emit("const long lo = c2 * P / P2, hi = (c2 + 1) * P / P2;")
+                acc = _decl_acc(gen, "acc", tau)
+                _assign(gen, acc, _val([f"carry2_{j}[c2]" for j in range(len(tau))], tau))
+                gen.emit("for (long c = lo; c < hi; c++) {")
+                for j in range(len(tau)):
+                    gen.emit(f"  carry{j}[c] = acc{j};")
+                pv = _val([f"part{j}[c]" for j in range(len(tau))], tau)
+                if seg:
+                    gen.emit("  if (pstart[c]) {")
+                    _assign(gen, acc, pv)
+                    gen.emit("  } else {")
+                    _assign(gen, acc, b.op(gen, soac.op, _val(acc, tau), pv))
+                    gen.emit("  }")
+                else:
+                    _assign(gen, acc, b.op(gen, soac.op, _val(acc, tau), pv))
+                gen.emit("}")
+            b.kernel("spread", "join o mapGlb(0)(toGlobal(scanSeq(op, carry2)) o split(ceil(P/P2))) $ partials",
+                     ["const long P", "const long P2"] + _buf_params("part", tau, const=True) +
+                     (["global const uchar* restrict pstart"] if seg else []) +
+                     _buf_params("carry2_", tau, const=True) + _buf_params("carry", tau), pspread)
+
     elif isinstance(soac, (ir.Filter, ir.Partition, ir.SegFilter, ir.SegPartition)):
         part = isinstance(soac, (ir.Partition, ir.SegPartition))
         seg = soac.SEGMENTED
@@ -682,6 +738,21 @@ kernel void nz_sd_carry(global long* restrict sums, const long P, global long* r
   long s = 0;
   for (long c = 0; c < P; c++) { long k = sums[c]; sums[c] = s; s += k; }
   total[0] = s;
+}
+kernel void nz_fold_long(global const long* restrict a, const long P, const long P2,
+                         global long* restrict sums2) {
+  const long c2 = get_global_id(0); if (c2 >= P2) return;
+  const long lo = c2 * P / P2, hi = (c2 + 1) * P / P2;
+  long s = 0;
+  for (long c = lo; c < hi; c++) s += a[c];
+  sums2[c2] = s;
+}
+kernel void nz_spread_long(global long* restrict a, const long P, const long P2,
+                           global const long* restrict sums2) {
+  const long c2 = get_global_id(0); if (c2 >= P2) return;
+  const long lo = c2 * P / P2, hi = (c2 + 1) * P / P2;
+  long s = sums2[c2];
+  for (long c = lo; c < hi; c++) { long k = a[c]; a[c] = s; s += k; }
 }
 kernel void nz_sd_offsets(global const int* restrict lens, const long n, const long P,
                           global const long* restrict sums, global int* restrict offs) {

@@ -234,3 +234,88 @@ kernel void v_KF1_0_rows(
     out0[s] = acc0;
   }
 }
+
+kernel void v_KF1_0_fold(
+    global const int* restrict v_sd3_ids,
+    long v_sd3_ids_n,
+    global const int* restrict v_sd3_lengths,
+    long v_sd3_lengths_n,
+    global const int* restrict v_sd3_offsets,
+    long v_sd3_offsets_n,
+    global const double* restrict v_v0,
+    long v_v0_n,
+    global const int* restrict v_v1,
+    long v_v1_n,
+    global const double* restrict v_v2,
+    long v_v2_n,
+    global int* err,
+    const int errbase,
+    const long P,
+    const long P2,
+    global const double* restrict part0,
+    global const uchar* restrict pstart,
+    global double* restrict part2_0,
+    global uchar* restrict pstart2)
+{
+  const long c2 = get_global_id(0);
+  if (c2 >= P2) return;
+  const long lo = c2 * P / P2, hi = (c2 + 1) * P / P2;
+  double acc0;
+  double t1 = part0[lo];
+  acc0 = t1;
+  uchar started = pstart[lo];
+  for (long c = lo + 1; c < hi; c++) {
+    if (pstart[c]) {
+  double t2 = part0[c];
+  acc0 = t2;
+      started = 1;
+    } else {
+  double t3 = (acc0 + part0[c]);
+  double t4 = t3;
+  acc0 = t4;
+    }
+  }
+  part2_0[c2] = acc0;
+  pstart2[c2] = started;
+}
+
+kernel void v_KF1_0_spread(
+    global const int* restrict v_sd3_ids,
+    long v_sd3_ids_n,
+    global const int* restrict v_sd3_lengths,
+    long v_sd3_lengths_n,
+    global const int* restrict v_sd3_offsets,
+    long v_sd3_offsets_n,
+    global const double* restrict v_v0,
+    long v_v0_n,
+    global const int* restrict v_v1,
+    long v_v1_n,
+    global const double* restrict v_v2,
+    long v_v2_n,
+    global int* err,
+    const int errbase,
+    const long P,
+    const long P2,
+    global const double* restrict part0,
+    global const uchar* restrict pstart,
+    global const double* restrict carry2_0,
+    global double* restrict carry0)
+{
+  const long c2 = get_global_id(0);
+  if (c2 >= P2) return;
+  const long lo = c2 * P / P2, hi = (c2 + 1) * P / P2;
+  double acc0;
+  double t1 = carry2_0[c2];
+  acc0 = t1;
+  for (long c = lo; c < hi; c++) {
+    carry0[c] = acc0;
+    if (pstart[c]) {
+  double t2 = part0[c];
+  acc0 = t2;
+    } else {
+  double t3 = (acc0 + part0[c]);
+  double t4 = t3;
+  acc0 = t4;
+    }
+  }
+}
