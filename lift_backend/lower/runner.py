@@ -612,7 +612,9 @@ class OpenCLRunner:
                 outs = [self.new_vec(n, dt) for dt in tau]
             if isinstance(s, ir.SegReduce):
                 self.launch(K("init"), min(sd.count, self.map_items), ctx + [L(sd.count)] + [o.buf for o in outs])
-            if P:
+            if P and self.c.strategy == "gpu" and ls.info.get("strided"):
+                self.launch(K("strided"), P, ctx + [L(n), L(P)] + parts)
+            elif P:
                 self.launch(K("chunks"), P, ctx + [L(n), L(P)] + parts + ([pstart] if seg else []))
             ps = [pstart] if seg else []
             P2 = self._groups(P)

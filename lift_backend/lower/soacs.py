@@ -421,6 +421,26 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
                               "mapGlb(0)(toGlobal(reduceSeq(op, init))) $ splitOffsets(offsets, generate(n))"),
                      ["const long nseg"] + _buf_params("out", tau), prow)
 
+        if not (scan or seg) and _commutative(soac.op, tau):
+            # a commutative (exactly, or up to float rounding) monoid on a GPU: work-item c folds
+            # the elements c, c + P, c + 2P, ... so that neighbouring work-items read
+            # neighbouring elements (coalesced)
+            info["strided"] = True
+
+            def pstr(gen):
+                gen.emit("const long c = get_global_id(0);")
+                gen.emit("if (c >= P) return;")
+                acc = _decl_acc(gen, "acc", tau)
+                _assign(gen, acc, b.pull(gen, f, "c"))
+                gen.emit("for (long i = c + P; i < n; i += P) {")
+                x = b.pull(gen, f, "i")
+                _assign(gen, acc, b.op(gen, soac.op, _val(acc, tau), x))
+                gen.emit("}")
+                for j in range(len(tau)):
+                    gen.emit(f"part{j}[c] = acc{j};")
+            b.kernel("strided", "mapGlb(0)(toGlobal(reduceSeq(op)) o reorderStride(P) o split(ceil(n/P))) $ generate(n)",
+                     ["const long n", "const long P"] + _buf_params("part", tau), pstr)
+
         # many chunks (GPU): the chunk results are first folded in P2 groups by P2 work-items,
         # the carry kernel runs over the P2 group results, and (scans) a spread pass gives each
         # chunk its carry-in -- no work-item walks all P chunk results alone
@@ -634,6 +654,17 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
         raise LowerError(f"{soac.NAME} has no OpenCL lowering")
 
     return LoweredSoac(soac, kind, ctx, sites, b.phases, tuple(out_types), tuple(tau), info)
+
+
+def _commutative(op: ir.Thunk, tau: list) -> bool:
+    """Whether an operator is component-wise + * max min and or xor (recognised as the numpy
+    runner recognises monoids) and reordering its operands changes at most float rounding:
+    float max/min are excluded (max(0.0, -0.0) and max(-0.0, 0.0) differ)."""
+    from lambda_cu.interp import recognise_monoid
+    names = recognise_monoid(op, len(tau))
+    if names is None:
+        return False
+    return all(not (isinstance(t, FloatT) and nm in ("max", "min")) for nm, t in zip(names, tau))
 
 
 def _thunk_result(th: ir.Thunk, tenv: dict[str, Type]) -> Type:

@@ -96,6 +96,41 @@ kernel void v_KF2_0_carry(
   out0[0] = acc0;
 }
 
+kernel void v_KF2_0_strided(
+    const int v_n2_0,
+    global const double* restrict v_v0,
+    long v_v0_n,
+    global const double* restrict v_v1,
+    long v_v1_n,
+    global int* err,
+    const int errbase,
+    const long n,
+    const long P,
+    global double* restrict part0)
+{
+  const long c = get_global_id(0);
+  if (c >= P) return;
+  double acc0;
+  double t1;
+  if ((long)((int)c) < 0 || (long)((int)c) >= (long)(v_v0_n)) { NESSIE_ERR(errbase + 0); t1 = 0; } else t1 = (double)v_v0[(int)c];
+  double t2;
+  if ((long)((int)c) < 0 || (long)((int)c) >= (long)(v_v1_n)) { NESSIE_ERR(errbase + 1); t2 = 0; } else t2 = (double)v_v1[(int)c];
+  double t3 = (t1 * t2);
+  double t4 = t3;
+  acc0 = t4;
+  for (long i = c + P; i < n; i += P) {
+  double t5;
+  if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_v0_n)) { NESSIE_ERR(errbase + 0); t5 = 0; } else t5 = (double)v_v0[(int)i];
+  double t6;
+  if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_v1_n)) { NESSIE_ERR(errbase + 1); t6 = 0; } else t6 = (double)v_v1[(int)i];
+  double t7 = (t5 * t6);
+  double t8 = (acc0 + t7);
+  double t9 = t8;
+  acc0 = t9;
+  }
+  part0[c] = acc0;
+}
+
 kernel void v_KF2_0_fold(
     const int v_n2_0,
     global const double* restrict v_v0,

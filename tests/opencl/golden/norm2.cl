@@ -113,6 +113,58 @@ kernel void v_KF1_0_carry(
   out1[0] = acc1;
 }
 
+kernel void v_KF1_0_strided(
+    global const int* restrict v_v0,
+    long v_v0_n,
+    global int* err,
+    const int errbase,
+    const long n,
+    const long P,
+    global int* restrict part0,
+    global int* restrict part1)
+{
+  const long c = get_global_id(0);
+  if (c >= P) return;
+  int acc0;
+  int acc1;
+  int t1;
+  if ((long)((int)c) < 0 || (long)((int)c) >= (long)(v_v0_n)) { NESSIE_ERR(errbase + 0); t1 = 0; } else t1 = (int)v_v0[(int)c];
+  int t2;
+  if ((long)((int)c) < 0 || (long)((int)c) >= (long)(v_v0_n)) { NESSIE_ERR(errbase + 1); t2 = 0; } else t2 = (int)v_v0[(int)c];
+  uchar t3 = (uchar)(t2 > ((int)0));
+  int t4;
+  if (t3) {
+    t4 = t2;
+  } else {
+    t4 = ((int)0);
+  }
+  int t5 = t1;
+  int t6 = t4;
+  acc0 = t5;
+  acc1 = t6;
+  for (long i = c + P; i < n; i += P) {
+  int t7;
+  if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_v0_n)) { NESSIE_ERR(errbase + 0); t7 = 0; } else t7 = (int)v_v0[(int)i];
+  int t8;
+  if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_v0_n)) { NESSIE_ERR(errbase + 1); t8 = 0; } else t8 = (int)v_v0[(int)i];
+  uchar t9 = (uchar)(t8 > ((int)0));
+  int t10;
+  if (t9) {
+    t10 = t8;
+  } else {
+    t10 = ((int)0);
+  }
+  int t11 = (int)((uint)acc0 + (uint)t7);
+  int t12 = (int)((uint)acc1 + (uint)t10);
+  int t13 = t11;
+  int t14 = t12;
+  acc0 = t13;
+  acc1 = t14;
+  }
+  part0[c] = acc0;
+  part1[c] = acc1;
+}
+
 kernel void v_KF1_0_fold(
     global const int* restrict v_v0,
     long v_v0_n,
