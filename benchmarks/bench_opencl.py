@@ -189,7 +189,7 @@ def main(argv=None) -> int:
     with open(os.path.join(args.out, "bench.json"), "w") as f:
         json.dump({"device": dev, "rows": rows}, f, indent=2)
     lines = [f"Device: {dev}", "",
-             "| workload | n | fused | unfused | launches fused/unfused | peer | peer time | fused/peer |",
+             "| workload | n | fused | unfused | device launches fused/unfused | peer | peer time | fused/peer |",
              "|---|---|---|---|---|---|---|---|"]
     for r in rows:
         lines.append(f"| {r['workload']} | {r['n']:.0e} | {r['nessie_fused_s'] * 1e3:.2f} ms | "

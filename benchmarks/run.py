@@ -12,7 +12,8 @@ For each program and size it measures (wall clock, best of --repeat runs, compil
 NESL timings include building the inputs in NESL (the whole program runs); the numpy column
 times only the core operation on prepared arrays, so it is a lower bound for a Python user.
 
-And the number of kernel launches of the flattened program, unfused and fused.  The table is
+And the λcu kernel launches of the flattened program at run time, unfused and fused (the
+count of that name in ``nessie run --stats``; README.md, "Kernel counts").  The table is
 written as Markdown.  Timings are measurements of this machine, never assertions.
 """
 from __future__ import annotations
@@ -161,7 +162,7 @@ def main(argv=None):
     cols = ["program", "n", "interp", "lcu", "lcu-fused", "numpy", "launches"]
     lines = [f"Machine: {platform.machine()}, {platform.processor() or 'cpu'}, Python "
              f"{platform.python_version()}, numpy {np.__version__}. Best of {a.repeat}; "
-             f"launches = kernel launches unfused / fused.", "",
+             f"launches = λcu kernel launches unfused / fused.", "",
              "| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     for r in rows:
         lines.append("| " + " | ".join(fmt(r.get(c)) for c in cols) + " |")

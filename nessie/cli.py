@@ -78,9 +78,10 @@ def _parser() -> argparse.ArgumentParser:
                         "interpreter: --backend auto falls back to it (said on stderr), "
                         "--backend opencl or lcu refuse it")
     r.add_argument("--stats", action="store_true",
-                   help="print to stderr: λcu kernels, kernel launches and, on opencl, the "
-                        "device, OpenCL kernels built, device launches, kernel time, bytes moved "
-                        "between host and device and peak device memory")
+                   help="print to stderr: λcu kernels, λcu run sites, λcu kernel launches "
+                        "and, on opencl, the device, OpenCL kernels built, device launches, "
+                        "kernel time, bytes moved between host and device and peak device "
+                        "memory (README.md, 'Kernel counts')")
 
     c = sub.add_parser("check", help="parse and type-check only",
                        description="Parse and type-check NESL programs; prints nothing when "
@@ -94,21 +95,31 @@ def _parser() -> argparse.ArgumentParser:
     k.add_argument("--emit", choices=EMITS, default="lcu",
                    help="ast (parsed program) | typed (with types) | mono (monomorphic "
                         "instances) | lcu (flattened λcu, the default) | lcu-fused (after "
-                        "kernel fusion) | pdg (fusion graphs in Graphviz DOT) | lift (per fused "
+                        "kernel fusion) | pdg (fusion graphs in Graphviz DOT, one per function; "
+                        "see --out) | lift (per fused "
                         "λcu kernel, the Lift expression of each OpenCL kernel) | opencl (the "
                         "generated OpenCL C)")
     k.add_argument("--no-fuse", action="store_true",
                    help="with --emit lift/opencl: lower the unfused program")
+    k.add_argument("--out", metavar="DIR", default=None,
+                   help="with --emit pdg: write one DOT file per function into DIR (DIR/FILE/ "
+                        "for each of several files) and render each as a PNG with Graphviz "
+                        "(needs the dot program; the Python graphviz package is used when "
+                        "installed: pip install 'nessie[viz]')")
     no_int64(k)
 
     s = sub.add_parser("stats", help="kernel counts before and after fusion",
-                       description="Kernel invocations per function before and after fusion, "
-                                   "the fusion ILP's objective and solve time.")
+                       description="λcu run sites per function before and after fusion, the "
+                                   "fusion ILP's objective and solve time, and the totals: λcu "
+                                   "kernels (definitions), λcu run sites (run K in the code), "
+                                   "OpenCL kernels (generated).  The run-time counts (λcu kernel "
+                                   "launches, device launches) come from nessie run --stats.")
     files(s)
     s.add_argument("--json", action="store_true",
-                   help="print the figures as JSON (per function: unfused_kernels, "
-                        "fused_kernels, the fused kernels' SOACs and members, ILP objective and "
-                        "solve time, fallback reasons, global memory traffic)")
+                   help="print the figures as JSON: totals (unfused and fused: "
+                        "lcu_kernels, lcu_run_sites, opencl_kernels) and per function "
+                        "lcu_run_sites (unfused, fused), the fused kernels' SOACs and members, "
+                        "ILP objective and solve time, fallback reasons, global memory traffic")
     no_int64(s)
 
     t = sub.add_parser("test", help="run programs on every backend against the expected "
@@ -251,6 +262,8 @@ def _dispatch(args, path: str, state: _State) -> int:
         raise _UsageError(f"--int64 (64-bit NESL ints) runs on the reference interpreter "
                           f"only: use --backend interp (or auto, which falls back to it); the "
                           f"{args.backend} backend uses 32-bit ints")
+    if args.cmd == "compile" and args.out is not None and args.emit != "pdg":
+        raise _UsageError("--out applies to --emit pdg only")
     c = driver.compile_source(text, name)
     if args.cmd == "compile":
         if args.emit == "typed":
@@ -270,18 +283,28 @@ def _dispatch(args, path: str, state: _State) -> int:
                 prog = (flat if args.no_fuse else driver.fuse(flat)[0]).program
                 print(print_lift(prog) if args.emit == "lift" else print_opencl(prog))
             else:
-                from lambda_cu.fusion import pdg_to_dot
+                from lambda_cu.fusion import report_to_dots
                 _, report = driver.fuse(flat)
-                print("".join(pdg_to_dot(region.pdg, region.schedule)
-                              for fr in report.functions for region in fr.regions), end="")
+                graphs = report_to_dots(report)
+                if not graphs:
+                    print(f"nessie: note: no function of {name} runs a λcu kernel: no fusion "
+                          f"graph to draw", file=sys.stderr)
+                if args.out is not None:
+                    return _write_pdgs(graphs, args.out, name if _several_files(args) else None)
+                print("\n".join(text for _, text in graphs), end="")
         return 0
     if args.cmd == "stats":
+        from nessie import counts
         flat = _flatten_or_fail(c, bits)
-        _, report = driver.fuse(flat)
+        fused, report = driver.fuse(flat)
+        totals = {"unfused": counts.static_counts(flat.program),
+                  "fused": counts.static_counts(fused.program)}
         if args.json:
-            print(json.dumps(stats_json(report), indent=2))
+            print(json.dumps(stats_json(report, totals), indent=2))
         else:
             print(report)
+            print()
+            print(counts.totals_table(totals["unfused"], totals["fused"]))
         return 0
     # run
     backend = args.backend
@@ -313,15 +336,27 @@ def _dispatch(args, path: str, state: _State) -> int:
             print(f"nessie: error: {e}", file=sys.stderr)
             return 1
         state.runners[backend] = runner
+    before = None
+    if args.stats and hasattr(runner, "finish_stats"):
+        # the runner serves every file of the command: report this file's share
+        import copy
+        before = copy.copy(runner.finish_stats())
     it = driver.run_lcu(c, flat, sys.stdout, print_length=args.print_length, int_bits=bits,
                         runner=runner)
     if args.stats:
+        # the names of README.md's "Kernel counts" (nessie/counts.py)
+        from nessie import counts
         launches = sum(it.launches.values())
         print(f"nessie: backend {backend}, {'unfused' if args.no_fuse else 'fused'}: "
-              f"{len(flat.program.kernels)} λcu kernels, {launches} λcu kernel launches",
-              file=sys.stderr)
+              f"{len(flat.program.kernels)} λcu kernels, {counts.run_sites(flat.program)} λcu "
+              f"run sites, {launches} λcu kernel launches", file=sys.stderr)
         st = runner.finish_stats() if hasattr(runner, "finish_stats") else None
         if st is not None:
+            if before is not None:
+                st = copy.copy(st)
+                for f in ("launches", "kernels_built", "build_seconds", "bytes_to_device",
+                          "bytes_from_device", "kernel_seconds", "syncs"):
+                    setattr(st, f, getattr(st, f) - getattr(before, f))
             print(f"nessie: device {runner.device.name.strip()} "
                   f"({runner.device.platform.name.strip()}): {st.kernels_built} OpenCL kernels "
                   f"built in {st.build_seconds:.2f} s, {st.launches} device launches, kernel time "
@@ -331,15 +366,15 @@ def _dispatch(args, path: str, state: _State) -> int:
     return 0
 
 
-def stats_json(report) -> dict:
-    """The fusion report as ``{"functions": {NAME: {"unfused_kernels": N, "fused_kernels": M,
-    ...}}, "max_solve_time_s": ...}`` (kernel counts are kernel invocations, i.e. ``run`` sites
-    in the function's code)."""
+def stats_json(report, totals: Optional[dict] = None) -> dict:
+    """The fusion report as JSON, with the names of README.md's "Kernel counts":
+    ``{"totals": {"unfused": {"lcu_kernels": N, "lcu_run_sites": N, "opencl_kernels": N},
+    "fused": {...}}, "functions": {NAME: {"lcu_run_sites": {"unfused": N, "fused": M}, ...}},
+    "max_solve_time_s": ...}``."""
     funcs = {}
     for f in report.functions:
         funcs[f.name] = {
-            "unfused_kernels": f.unfused_runs,
-            "fused_kernels": f.fused_runs,
+            "lcu_run_sites": {"unfused": f.unfused_runs, "fused": f.fused_runs},
             "fused_kernel_soacs": {k.name: list(k.soacs) for k in f.fused_kernels},
             "fused_from": {k.name: list(k.members) for k in f.fused_kernels},
             "rewrite_rules": {k.name: list(k.rules) for k in f.fused_kernels},
@@ -350,7 +385,75 @@ def stats_json(report) -> dict:
             "global_memory_bytes_per_element": {"before": f.traffic_before,
                                                 "after": f.traffic_after},
         }
-    return {"functions": funcs, "max_solve_time_s": report.max_solve_time}
+    out = {}
+    if totals is not None:
+        out["totals"] = totals
+    out["functions"] = funcs
+    out["max_solve_time_s"] = report.max_solve_time
+    return out
+
+
+def _several_files(args) -> bool:
+    return len(args.files) > 1
+
+
+def _safe(name: str) -> str:
+    import re
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", name) or "_"
+
+
+def _write_pdgs(graphs: list, out: str, program: Optional[str]) -> int:
+    """``nessie compile --emit pdg --out DIR``: one DOT file per function, each rendered as a PNG
+    (Graphviz's ``dot``, through the Python ``graphviz`` package when it is installed).  Prints
+    the files written; exit status 1 if the PNGs could not be made."""
+    import shutil
+    import subprocess
+    if program is not None:
+        stem = os.path.splitext(os.path.basename(program))[0]
+        out = os.path.join(out, _safe(stem.strip("<>")))
+    try:
+        os.makedirs(out, exist_ok=True)
+    except OSError as e:
+        raise _UsageError(f"cannot create {out}: {e.strerror}") from None
+    paths = []
+    for fname, text in graphs:
+        path = os.path.join(out, _safe(fname) + ".dot")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+        paths.append(path)
+        print(path)
+    if not paths:
+        return 0
+    try:
+        import graphviz
+    except ImportError:
+        graphviz = None
+    if shutil.which("dot") is None:
+        print(f"nessie: error: cannot render the PNGs: Graphviz's dot program is not installed "
+              f"(apt-get install graphviz, brew install graphviz, or see graphviz.org); the DOT "
+              f"files are written: render one with dot -Tpng FILE.dot -o FILE.png",
+              file=sys.stderr)
+        return 1
+    for path in paths:
+        png = path[:-len(".dot")] + ".png"
+        try:
+            if graphviz is not None:
+                with open(path, encoding="utf-8") as f:
+                    data = graphviz.Source(f.read()).pipe(format="png")
+                with open(png, "wb") as f:
+                    f.write(data)
+            else:
+                subprocess.run(["dot", "-Tpng", path, "-o", png], check=True,
+                               capture_output=True, text=True)
+        except Exception as e:  # noqa: BLE001 - dot failed on a graph: say which, with its message
+            detail = getattr(e, "stderr", None) or str(e)
+            if isinstance(detail, bytes):
+                detail = detail.decode(errors="replace")
+            print(f"nessie: error: dot could not render {path}: {detail.strip()}",
+                  file=sys.stderr)
+            return 1
+        print(png)
+    return 0
 
 
 def _flatten_or_fail(c, bits):

@@ -8,10 +8,14 @@ Public API
     applies the Fig. 5 rewrite rules (``rewrite``).  The new program has the same functions and
     main bindings; fused kernels are named ``KF1, KF2, ...``; kernels no longer launched are
     dropped.  ``solver="greedy"`` skips the ILP.
-``FusionReport``  per function: kernel invocation sites before/after, the fused kernels' SOAC
-    lists, ILP objective, solve time, whether the greedy fallback was used, and an estimate of
-    global-memory traffic (bytes per element, summed over the region's launches) before/after.
+``FusionReport``  per function: λcu run sites (``run K`` in the code) before/after, the fused
+    kernels' SOAC lists, ILP objective, solve time, whether the greedy fallback was used, and an
+    estimate of global-memory traffic (bytes per element, summed over the region's launches)
+    before/after.  A cluster equal to an earlier one up to the CPU names of its arguments (the
+    same code in two lifted variants of a function) reuses that fused kernel's definition.
 ``pdg_to_dot(pdg, schedule=None)``  the PDG of a region with the chosen clusters, as Graphviz DOT.
+``function_to_dot(function_report)``, ``report_to_dots(report)``  one DOT graph per function
+    (title, regions, clusters named as the fused kernels, legend): ``nessie compile --emit pdg``.
 ``program_pdgs(prog)``  the PDGs of all regions.
 """
 from __future__ import annotations
@@ -21,14 +25,15 @@ from dataclasses import dataclass, field
 from .. import ir
 from ..types import BoolT, CharT, FloatT, IntT, VecT
 from . import ilp
-from .dot import pdg_to_dot
+from .dot import function_to_dot, pdg_to_dot, report_to_dots
 from .exprs import effectful, rewrite as rewrite_exp
-from .merge import merge_cluster, prune_params
+from .merge import canonical_names, merge_cluster, prune_params
 from .pdg import RegionPDG, SIZE_PRESERVING, program_pdgs, region_pdg
 from .rewrite import fuse_kernel
 
 __all__ = ["fuse_program", "FusionResult", "FusionReport", "FunctionReport", "RegionReport",
-           "KernelSummary", "pdg_to_dot", "program_pdgs", "region_pdg"]
+           "KernelSummary", "pdg_to_dot", "function_to_dot", "report_to_dots", "program_pdgs",
+           "region_pdg"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -53,6 +58,9 @@ class RegionReport:
     kernels: tuple[KernelSummary, ...]
     traffic_before: int
     traffic_after: int
+    #: per cluster of ``schedule``: the kernel it runs after fusion (``KF3`` for a merged
+    #: cluster, the kernel's own name for a single run), None for CPU steps
+    cluster_names: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -85,14 +93,17 @@ class FusionReport:
         return max((f.solve_time for f in self.functions), default=0.0)
 
     def __str__(self) -> str:
-        lines = ["function            runs  fused  objective  solve(s)  bytes/elem  fallback"]
+        lines = ["                   λcu run sites",
+                 "function           unfused  fused  objective  solve(s)  bytes/elem  fallback"]
         for f in self.functions:
-            lines.append(f"{f.name:<18} {f.unfused_runs:>5} {f.fused_runs:>6} {f.objective:>10g} "
+            lines.append(f"{f.name:<18} {f.unfused_runs:>8} {f.fused_runs:>6} {f.objective:>10g} "
                          f"{f.solve_time:>9.3f}  {f.traffic_before:>4} -> {f.traffic_after:<4} "
                          f"{'yes: ' + '; '.join(f.fallback_reasons) if f.fallback else 'no'}")
             for k in f.fused_kernels:
                 lines.append(f"    {k.name}: {' '.join(k.soacs)}  <- {', '.join(k.members)}"
                              + (f"  [{', '.join(k.rules)}]" if k.rules else ""))
+        lines.append(f"{'total':<18} {sum(f.unfused_runs for f in self.functions):>8} "
+                     f"{sum(f.fused_runs for f in self.functions):>6}")
         return "\n".join(lines)
 
 
@@ -178,6 +189,7 @@ class _Fuser:
         self.solver = solver
         self.counter = 0
         self.reports: dict[str, list[RegionReport]] = {}
+        self.fused_keys: dict = {}      # structure of a fused kernel -> its name
 
     def fresh_kernel(self) -> str:
         while True:
@@ -212,6 +224,7 @@ class _Fuser:
         items = []          # (priority, bind, defined names, member ids)
         summaries = []
         done_clusters = set()
+        cluster_name: dict = {}
         for k, b in enumerate(binds):
             c = in_multi.get(k)
             if c is None:
@@ -231,7 +244,19 @@ class _Fuser:
             fused, rules = fuse_kernel(merged.kernel, merged.param_syms,
                                        pdg.shapes.elems, pdg.shapes.segs)
             fused, run_bind = prune_params(fused, merged.bind)
-            self.kernels[name] = fused
+            fused = canonical_names(fused)
+            key = (fused.params, fused.results, fused.binds, fused.returns)
+            same = self.fused_keys.get(key)
+            if same is not None:
+                # the same fused kernel as an earlier cluster's (another lifted variant of
+                # the function, or the same code twice): define it once
+                self.counter -= 1
+                name = same
+                run_bind = ir.Bind(run_bind.params, ir.Run(name, run_bind.rhs.args))
+            else:
+                self.fused_keys[key] = name
+                self.kernels[name] = dataclasses.replace(fused, name=name)
+            cluster_name[id(c)] = name
             summaries.append(KernelSummary(name, tuple(x.soac.NAME for x in fused.binds),
                                            tuple(pdg.runs[m].bind.rhs.kernel for m in members),
                                            rules))
@@ -243,8 +268,14 @@ class _Fuser:
         after = sum(_kernel_traffic(self.kernels[b.rhs.kernel]) for b in new_binds
                     if isinstance(b.rhs, ir.Run) and b.rhs.kernel in self.kernels)
         n_after = sum(1 for b in new_binds if isinstance(b.rhs, ir.Run) and b.rhs.kernel in self.kernels)
+        names = []
+        for c in sched.clusters:
+            runs = [pdg.runs[n] for n in c if n in pdg.runs]
+            names.append(cluster_name.get(id(c))
+                         or (runs[0].bind.rhs.kernel if len(runs) == 1 else None))
         self.reports.setdefault(owner, []).append(
-            RegionReport(where, pdg, sched, len(pdg.runs), n_after, tuple(summaries), before, after))
+            RegionReport(where, pdg, sched, len(pdg.runs), n_after, tuple(summaries), before, after,
+                         tuple(names)))
         return new_binds
 
 

@@ -115,3 +115,42 @@ def prune_params(kernel: ir.Kernel, bind: ir.Bind) -> tuple[ir.Kernel, ir.Bind]:
     run = bind.rhs
     b2 = ir.Bind(bind.params, ir.Run(run.kernel, tuple(run.args[j] for j in keep)))
     return k2, b2
+
+
+def _prefix(t) -> str:
+    if isinstance(t, SegDesT):
+        return "sd"
+    if isinstance(t, VecT):
+        return "v"
+    return "n"
+
+
+def canonical_names(kernel: ir.Kernel) -> ir.Kernel:
+    """``kernel`` with its kernel-scope names (parameters, then SOAC result variables) renamed
+    by position (``v0``, ``sd1``, ``n2``, ..., ``t0``, ``t1``, ...), so that two clusters that
+    differ only in the CPU names of their arguments (one cluster in two lifted variants of a
+    function) give equal kernels and are defined once."""
+    taken = set()
+    for b in kernel.binds:
+        for t in b.soac.thunks():
+            taken |= {p.name for p in t.params} | bound_names(t.body)
+    ren: dict[str, str] = {}
+
+    def fresh(base: str) -> str:
+        name = base
+        while name in taken:
+            name += "_"
+        taken.add(name)
+        return name
+    for k, p in enumerate(kernel.params):
+        ren[p.name] = fresh(f"{_prefix(p.ty)}{k}")
+    k = 0
+    for b in kernel.binds:
+        for v in b.vars:
+            ren[v.name] = fresh(f"t{k}")
+            k += 1
+    params = tuple(ir.Param(ir.Var(ren[p.name]), p.ty) for p in kernel.params)
+    binds = tuple(ir.KBind(tuple(ir.Var(ren[v.name]) for v in b.vars), _rename_soac(b.soac, ren))
+                  for b in kernel.binds)
+    returns = tuple(ir.Var(ren.get(r.name, r.name)) for r in kernel.returns)
+    return dataclasses.replace(kernel, params=params, binds=binds, returns=returns)

@@ -1,0 +1,97 @@
+"""Kernel counts (issue 12): one definition (nessie/counts.py, README "Kernel counts"), the same
+names and the same numbers in `nessie stats`, `nessie stats --json` and `nessie run --stats`."""
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "nesl_examples"
+
+
+def nessie(*args, timeout=600):
+    p = subprocess.run([sys.executable, "-m", "nessie", *args], capture_output=True, text=True,
+                       cwd=ROOT, timeout=timeout)
+    assert "Traceback" not in p.stderr, p.stderr
+    assert p.returncode == 0, p.stderr
+    return p.stdout, p.stderr
+
+
+RUN_LINE = re.compile(r"nessie: backend (\w+), (fused|unfused): (\d+) λcu kernels, (\d+) λcu run "
+                      r"sites, (\d+) λcu kernel launches")
+DEVICE_LINE = re.compile(r"nessie: device .+: (\d+) OpenCL kernels built in [\d.]+ s, (\d+) device "
+                         r"launches, ")
+
+
+def _totals(path):
+    out, _ = nessie("stats", "--json", str(path))
+    return json.loads(out)["totals"]
+
+
+@pytest.mark.parametrize("name", ["sparse_mxv", "quickhull"])
+def test_stats_text_and_json_agree(name):
+    path = EXAMPLES / f"{name}.nesl"
+    totals = _totals(path)
+    text, _ = nessie("stats", str(path))
+    rows = {}
+    for label, key in (("λcu kernels", "lcu_kernels"), ("λcu run sites", "lcu_run_sites"),
+                       ("OpenCL kernels", "opencl_kernels")):
+        m = re.search(rf"^{label} +(\d+) +(\d+)   \S", text, re.M)
+        assert m, text
+        rows[key] = (int(m.group(1)), int(m.group(2)))
+        assert rows[key] == (totals["unfused"][key], totals["fused"][key])
+    # the per-function table's total row is the run sites' total
+    m = re.search(r"^total +(\d+) +(\d+)$", text, re.M)
+    assert m and (int(m.group(1)), int(m.group(2))) == rows["lcu_run_sites"]
+    assert "nessie run --stats" in text           # where the run-time counts are
+    # fusion shares equal fused kernels: no more definitions than before (quickhull: 52 -> 55
+    # before the fix)
+    assert totals["fused"]["lcu_kernels"] <= totals["unfused"]["lcu_kernels"]
+    assert totals["fused"]["lcu_run_sites"] < totals["unfused"]["lcu_run_sites"]
+    data = json.loads(nessie("stats", "--json", str(path))[0])
+    assert sum(f["lcu_run_sites"]["unfused"] for f in data["functions"].values()) == \
+        totals["unfused"]["lcu_run_sites"]
+
+
+@pytest.mark.parametrize("fuse", [[], ["--no-fuse"]], ids=["fused", "unfused"])
+def test_run_stats_uses_the_same_counts_lcu(fuse):
+    path = EXAMPLES / "sparse_mxv.nesl"
+    totals = _totals(path)["unfused" if fuse else "fused"]
+    _, err = nessie("run", "--backend", "lcu", "--stats", *fuse, str(path))
+    m = RUN_LINE.fullmatch(err.strip())
+    assert m, err
+    assert (int(m.group(3)), int(m.group(4))) == (totals["lcu_kernels"], totals["lcu_run_sites"])
+    assert int(m.group(5)) > 0
+
+
+@pytest.mark.opencl
+@pytest.mark.parametrize("fuse", [[], ["--no-fuse"]], ids=["fused", "unfused"])
+def test_run_stats_uses_the_same_counts_opencl(fuse):
+    path = EXAMPLES / "quickhull.nesl"
+    totals = _totals(path)["unfused" if fuse else "fused"]
+    # the same file twice: each reports its own share of the shared OpenCL runner
+    _, err = nessie("run", "--stats", *fuse, str(path), str(path))
+    runs = [RUN_LINE.search(l) for l in err.splitlines() if RUN_LINE.search(l)]
+    devs = [DEVICE_LINE.search(l) for l in err.splitlines() if DEVICE_LINE.search(l)]
+    assert len(runs) == len(devs) == 2, err
+    for m in runs:
+        assert (int(m.group(3)), int(m.group(4))) == (totals["lcu_kernels"],
+                                                      totals["lcu_run_sites"])
+    for d in devs:
+        assert int(d.group(1)) == totals["opencl_kernels"]
+    assert devs[0].group(2) == devs[1].group(2)          # device launches, per file
+
+
+def test_counts_module_names():
+    from nessie import counts
+    assert list(counts.NAMES) == ["lcu_kernels", "lcu_run_sites", "opencl_kernels",
+                                  "lcu_kernel_launches", "device_launches"]
+    readme = (ROOT / "README.md").read_text()
+    section = readme[readme.index("### Kernel counts"):]
+    for name in counts.NAMES.values():
+        assert f"**{name}**" in section
