@@ -89,8 +89,18 @@ BACKENDS = ("auto", "opencl", "lcu", "interp")
 def load(source: Any, *, backend: str = "auto", fuse: Optional[bool] = None, int64: bool = False,
          run_toplevel: bool = True, stdout: Any = None, filename: Optional[str] = None,
          device: Optional[str] = None) -> "Module":
-    """Compile a NESL program given as a path (``str`` naming a file or ending in ``.nesl``, or
-    an ``os.PathLike``) or as source text; see the module docstring."""
+    """Compile a NESL program and return it as a :class:`Module` whose NESL functions are
+    called as Python methods (``m.dotp(xs, ys)``).
+
+    ``source`` is a path (a ``str`` naming a file or ending in ``.nesl``, or an
+    ``os.PathLike``) or NESL source text.  ``backend``: ``"auto"`` (default, as the CLI:
+    ``"opencl"``, or ``"interp"`` with ``int64=True``), ``"opencl"`` (on ``device``: ``None``,
+    ``"cpu"``, ``"gpu"`` or ``"P:D"``), ``"lcu"`` (numpy kernel runner) or ``"interp"`` (the
+    reference interpreter); ``fuse`` (default True on opencl/lcu) switches kernel fusion;
+    ``int64`` makes NESL ``int`` 64-bit; ``run_toplevel`` runs the program's top-level
+    bindings and expressions (printed lines in ``m.output``, values in ``m.values``; printed on
+    ``stdout`` if given).  Raises ``nessie.diagnostics.CompileErrors`` for syntax and type
+    errors.  ``nessie.api``'s docstring describes how arguments and results are converted."""
     if isinstance(source, os.PathLike) or (
             isinstance(source, str) and "\n" not in source and ";" not in source
             and (os.path.isfile(source) or source.endswith(".nesl"))):
@@ -646,8 +656,30 @@ class Function:
         spine = _param_spine(fundef.param, fundef.scheme.type.arg)
         self.params = [_pattern_name(p) for p, _ in spine]
         self.param_types = [t for _, t in spine]
-        self.__doc__ = fundef.doc or f"NESL function {self.signature}"
+        self.__name__ = self.__qualname__ = fundef.name
+        self.__doc__ = self._doc()
         self._instances: dict = {}
+
+    def _doc(self) -> str:
+        """What ``help(m.f)`` shows: the call, the NESL type and the function's documentation
+        (its doc string, else the comment just before its definition, as the REPL's
+        ``describe``)."""
+        from nessie.doc import doc_comment
+        fd = self.fundef
+        lines = [f"NESL function {self.name}({', '.join(self.params)})", "",
+                 f"    {self.signature}", ""]
+        doc = fd.doc or doc_comment(fd.span)
+        lines.append(doc if doc else "(no documentation: write a % comment % just before the "
+                                     "definition)")
+        if fd.span is not None:
+            lines += ["", f"defined at {fd.span}"]
+        return "\n".join(lines)
+
+    @property
+    def __signature__(self):
+        import inspect
+        return inspect.Signature([inspect.Parameter(p, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+                                  for p in self.params])
 
     @property
     def signature(self) -> str:
@@ -828,7 +860,10 @@ class Module:
         return self.function(name)
 
     def __dir__(self) -> list:
-        return sorted(set(super().__dir__()) | set(self._fundefs))
+        """The NESL functions and the public attributes (no private or special names), so that
+        ``dir(m)`` and tab completion show the program's functions."""
+        public = {n for n in super().__dir__() if not n.startswith("_")}
+        return sorted(public | set(self._fundefs))
 
     def __repr__(self) -> str:
         return (f"<NESL module {self.filename} ({self.backend}): "
