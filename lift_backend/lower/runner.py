@@ -249,7 +249,9 @@ class OpenCLRunner:
         cl.enqueue_fill_buffer(self.queue, self.err, np.int32(_INT_MAX), 0, 4)
         cu = max(1, device.max_compute_units)
         if self.c.strategy == "gpu":
-            self.max_chunks, self.min_chunk, self.map_items = 8192, 64, 1 << 22
+            # enough work-items to hide memory latency (an H100 holds ~270,000 threads); the
+            # chunk results are folded in groups (_groups) before one work-item combines them
+            self.max_chunks, self.min_chunk, self.map_items = 1 << 17, 64, 1 << 22
         else:
             self.max_chunks, self.min_chunk = max(64, 32 * cu), 2048
             self.map_items = self.max_chunks
@@ -375,10 +377,12 @@ class OpenCLRunner:
         self._collect_events()
         return self.stats
 
-    def chunks(self, n: int) -> int:
+    def chunks(self, n: int, cap: Optional[int] = None) -> int:
+        """Number of chunks (work-items) for an order-dependent pass over ``n`` elements."""
         if n <= 0:
             return 0
-        return int(max(1, min(self.max_chunks, n // self.min_chunk, n)))
+        m = self.max_chunks if cap is None else min(cap, self.max_chunks)
+        return int(max(1, min(m, n // self.min_chunk, n)))
 
     def _errbase(self, ls: Any) -> np.int32:
         if len(self._pending) >= _MAX_PENDING:
@@ -759,7 +763,8 @@ class OpenCLRunner:
         keys = [self._alloc(np.dtype(ukey).itemsize * n) for _ in range(2)]
         idx = [self._alloc(4 * n) for _ in range(2)]
         self.launch(K("keys"), min(n, self.map_items), ctx + [np.int64(n), keys[0], idx[0]])
-        P = self.chunks(n)
+        # the 256 x P histogram is scanned by one work-item: few chunks
+        P = self.chunks(n, cap=256)
         hist = self._alloc(4 * 256 * P)
         L = np.int64
         cur = 0
