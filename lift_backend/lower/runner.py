@@ -69,14 +69,27 @@ class DScalar:
 
 
 class DSd:
-    """A segment descriptor on the device (int32 lengths and offsets, ids built lazily)."""
-    __slots__ = ("lengths", "offsets", "count", "total", "_ids", "_casts")
+    """A segment descriptor on the device (int32 lengths and offsets, ids built lazily).  Its
+    ``total`` may be pending on the device (``make_sd``): it is read back the first time the
+    host needs it, so building a descriptor does not synchronise."""
+    __slots__ = ("lengths", "offsets", "count", "_total", "_fetch", "_ids", "_casts")
 
-    def __init__(self, lengths: DVec, offsets: DVec, total: int) -> None:
+    def __init__(self, lengths: DVec, offsets: DVec, total: Any) -> None:
         self.lengths, self.offsets = lengths, offsets
-        self.count, self.total = lengths.n, int(total)
+        self.count = lengths.n
+        if callable(total):
+            self._total, self._fetch = None, total
+        else:
+            self._total, self._fetch = int(total), None
         self._ids: Optional[DVec] = None
         self._casts: dict = {}
+
+    @property
+    def total(self) -> int:
+        if self._total is None:
+            self._total = int(self._fetch())
+            self._fetch = None
+        return self._total
 
     def __repr__(self) -> str:
         return f"DSd(count={self.count}, total={self.total})"
@@ -477,25 +490,27 @@ class OpenCLRunner:
             lengths = conv
         n = lengths.n
         offs = self.new_vec(n, np.int32)
+        if n == 0:
+            return DSd(lengths, offs, 0)
         P = self.chunks(n)
-        sums = self._alloc(8 * max(P, 1))
-        neg = self._alloc(4)
+        sums = self._alloc(8 * P)
         total = self._alloc(8)
-        self.cl.enqueue_fill_buffer(self.queue, neg, np.int32(0), 0, 4)
-        self.cl.enqueue_fill_buffer(self.queue, total, np.int64(0), 0, 8)
-        if P:
-            self.launch(self.s.nz_sd_chunks, P, [lengths.buf, np.int64(n), np.int64(P), sums, neg])
-            self._scan_longs(sums, P, total)
-            self.launch(self.s.nz_sd_offsets, P, [lengths.buf, np.int64(n), np.int64(P), sums, offs.buf])
-        h_neg = np.empty(1, np.int32)
-        h_tot = np.empty(1, np.int64)
-        self._read([(h_neg, neg), (h_tot, total)])
-        if h_neg[0]:
-            raise LcuRuntimeError(loc, MSG_NEG_LENGTH)
-        if h_tot[0] > _INT_MAX:
-            raise LcuRuntimeError(loc, "RUNTIME ERROR: nested sequence of more than 2^31 - 1 "
-                                       "elements (the OpenCL backend's limit)")
-        return DSd(lengths, offs, int(h_tot[0]))
+        # a negative length is reported through the error buffer, in launch order, like a
+        # kernel's error; the total is read back only when the host needs it
+        code = self._errbase(_SdSites(loc))
+        self.launch(self.s.nz_sd_chunks, P, [lengths.buf, np.int64(n), np.int64(P), sums, self.err, code])
+        self._scan_longs(sums, P, total)
+        self.launch(self.s.nz_sd_offsets, P, [lengths.buf, np.int64(n), np.int64(P), sums, offs.buf])
+        self._end_temps()
+
+        def fetch() -> int:
+            h = np.empty(1, np.int64)
+            self._read([(h, total)])
+            if h[0] > _INT_MAX:
+                raise LcuRuntimeError(loc, "RUNTIME ERROR: nested sequence of more than 2^31 - 1 "
+                                           "elements (the OpenCL backend's limit)")
+            return int(h[0])
+        return DSd(lengths, offs, fetch)
 
     def sd_from_lengths(self, lengths: np.ndarray) -> DSd:
         sd = SegDes(lengths)
@@ -746,9 +761,9 @@ class OpenCLRunner:
         P = self.chunks(n)
         if P:
             sums = self._alloc(8 * P)
-            neg = self._alloc(4)
             tot = self._alloc(8)
-            self.launch(self.s.nz_sd_chunks, P, [lengths.buf, np.int64(n), np.int64(P), sums, neg])
+            self.launch(self.s.nz_sd_chunks, P, [lengths.buf, np.int64(n), np.int64(P), sums,
+                                                 self.err, np.int32(_INT_MAX)])
             self._scan_longs(sums, P, tot)
             self.launch(self.s.nz_sd_offsets, P, [lengths.buf, np.int64(n), np.int64(P), sums, offs.buf])
         return DSd(lengths, offs, total)
@@ -797,6 +812,16 @@ class OpenCLRunner:
         if res is not out:
             self.launch(self.s.nz_cast_i2l, min(n, self.map_items), [res, L(n), out.buf])
         return out
+
+
+class _SdSites:
+    """The one failing site of ``make_sd`` (a negative length), for the error buffer."""
+    __slots__ = ("sites",)
+
+    def __init__(self, loc: Optional[str]) -> None:
+        from .cgen import Sites
+        self.sites = Sites()
+        self.sites.add(loc, MSG_NEG_LENGTH)
 
 
 def _release(st: Stats, size: int) -> None:

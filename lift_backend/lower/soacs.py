@@ -757,11 +757,12 @@ kernel void nz_segrank_out(global const int* restrict idx, global const int* res
   }
 }
 kernel void nz_sd_chunks(global const int* restrict lens, const long n, const long P,
-                         global long* restrict sums, global int* restrict neg) {
+                         global long* restrict sums, global int* err, const int code) {
+  /* a negative length reports error code `code` (make_sd's location) */
   const long c = get_global_id(0); if (c >= P) return;
   const long lo = c * n / P, hi = (c + 1) * n / P;
   long s = 0;
-  for (long i = lo; i < hi; i++) { int l = lens[i]; if (l < 0) neg[0] = 1; s += l; }
+  for (long i = lo; i < hi; i++) { int l = lens[i]; if (l < 0) atomic_min(err, code); s += l; }
   sums[c] = s;
 }
 kernel void nz_sd_carry(global long* restrict sums, const long P, global long* restrict total) {
