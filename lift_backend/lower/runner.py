@@ -147,7 +147,7 @@ def choose_device(spec: Optional[str] = None):
 class _Context:
     """An OpenCL context, queue and the support program, shared by the runners of one device."""
 
-    def __init__(self, device) -> None:
+    def __init__(self, device, strategy: str = "") -> None:
         import pyopencl as cl
         self.cl = cl
         self.device = device
@@ -161,9 +161,9 @@ class _Context:
         self.programs: dict[str, dict] = {}
         # the loop strategy follows the device kind; NESSIE_OPENCL_STRATEGY=cpu|gpu forces one
         # (the tests run the GPU strategy on PoCL too)
-        forced = os.environ.get("NESSIE_OPENCL_STRATEGY", "")
+        forced = strategy or os.environ.get("NESSIE_OPENCL_STRATEGY", "")
         if forced not in ("", "cpu", "gpu"):
-            raise RuntimeError(f"NESSIE_OPENCL_STRATEGY must be cpu or gpu, not {forced!r}")
+            raise RuntimeError(f"the OpenCL strategy must be cpu or gpu, not {forced!r}")
         self.strategy = forced or ("gpu" if self.is_gpu else "cpu")
         #: fixed work-group size: 1 on a CPU (each work-item loops over a block; a fixed size
         #: also means PoCL compiles each kernel once, not once per global size), 256 on a GPU
@@ -201,12 +201,14 @@ class _Kernels:
 _CONTEXTS: dict[Any, _Context] = {}
 
 
-def get_context(device) -> _Context:
-    """The shared context of a device (one per process: contexts are expensive to make)."""
-    key = (device.int_ptr, os.environ.get("NESSIE_OPENCL_STRATEGY", ""))
+def get_context(device, strategy: str = "") -> _Context:
+    """The shared context of a device and loop strategy (``""``: the device's own, or
+    ``NESSIE_OPENCL_STRATEGY``), one per process: contexts are expensive to make."""
+    strategy = strategy or os.environ.get("NESSIE_OPENCL_STRATEGY", "")
+    key = (device.int_ptr, strategy)
     c = _CONTEXTS.get(key)
     if c is None:
-        c = _CONTEXTS[key] = _Context(device)
+        c = _CONTEXTS[key] = _Context(device, strategy)
     return c
 
 
@@ -241,12 +243,12 @@ class OpenCLRunner:
 
     name = "opencl"
 
-    def __init__(self, device: Any = None, profile: bool = False) -> None:
+    def __init__(self, device: Any = None, profile: bool = False, strategy: str = "") -> None:
         import pyopencl as cl
         self.cl = cl
         if device is None or isinstance(device, str):
             device = choose_device(device)
-        self.c = get_context(device)
+        self.c = get_context(device, strategy)
         self.ctx = self.c.ctx
         #: with ``profile``, launches are timed with profiling events (``stats.kernel_seconds``)
         self.profile = profile

@@ -177,7 +177,7 @@ def check(prog: ir.Program, runners: Iterable[Any], *args: Any, name: str = "K",
         assert (kind == "error") == expect_error, f"numpy runner gave {kind}: {ref!r}"
     for r in runners:
         k2, got = outcome(prog, r, call)
-        tag = f"OpenCL (max_chunks={r.max_chunks}, min_chunk={r.min_chunk})"
+        tag = f"OpenCL ({r.c.strategy}, max_chunks={r.max_chunks}, min_chunk={r.min_chunk})"
         if kind == "error":
             assert k2 == "error", f"{tag}: no error, numpy raised {ref}"
             assert got == ref, f"{tag}: error {got}, numpy raised {ref}"
