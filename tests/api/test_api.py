@@ -16,14 +16,6 @@ EXAMPLES = ROOT / "nesl_examples"
 BACKENDS = ["interp", "lcu"]
 
 
-def _fusion_available() -> bool:
-    try:
-        from lambda_cu.fusion import fuse_program  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
 @pytest.fixture(scope="module", params=BACKENDS)
 def backend(request):
     return request.param
@@ -233,7 +225,6 @@ def test_lcu_launch_counts(dotp, backend):
         assert dotp.launches and sum(dotp.launches.values()) >= 1
 
 
-@pytest.mark.skipif(not _fusion_available(), reason="lambda_cu.fusion.fuse_program not there yet")
 def test_fused_dotp_same_result_fewer_launches():
     a, b = np.arange(10), np.arange(10, 20)
     unfused = load(EXAMPLES / "dotp.nesl", backend="lcu", run_toplevel=False)
@@ -242,7 +233,6 @@ def test_fused_dotp_same_result_fewer_launches():
     assert sum(fused.launches.values()) <= sum(unfused.launches.values())
 
 
-@pytest.mark.skipif(not _fusion_available(), reason="lambda_cu.fusion.fuse_program not there yet")
 def test_fused_lcu_gives_the_same_results():
     m = load(EXAMPLES / "quicksort.nesl", backend="lcu", fuse=True, run_toplevel=False)
     a = np.random.default_rng(0).integers(0, 100, 500)

@@ -32,10 +32,9 @@ class Outcome:
 
 
 def fusion_available() -> bool:
-    try:
-        from lambda_cu.fusion import fuse_program  # noqa: F401
-    except ImportError:
-        return False
+    """Always true: kernel fusion is part of the project, so a failing import of it fails the
+    test instead of skipping it."""
+    from lambda_cu.fusion import fuse_program  # noqa: F401
     return True
 
 

@@ -60,8 +60,6 @@ def test_generated_programs_interp_vs_lcu(src):
 @settings(max_examples=FUSED_EXAMPLES, **_COMMON)
 @given(nesl_programs())
 def test_generated_programs_interp_vs_fused_lcu(src):
-    if not fusion_available():
-        pytest.skip("kernel fusion is not available yet (lambda_cu.fusion has no fuse_program)")
     _check(src, fused=True)
 
 

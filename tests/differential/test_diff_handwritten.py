@@ -256,8 +256,6 @@ EXPECTED_ERRORS = {
 @pytest.mark.parametrize("fused", [False, True], ids=["unfused", "fused"])
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_handwritten(name, fused):
-    if fused and not fusion_available():
-        pytest.skip("kernel fusion is not available yet (lambda_cu.fusion has no fuse_program)")
     src, expected_lines = PROGRAMS[name]
     cmp = compare(src, fused=fused, filename=f"{name}.nesl")
     assert cmp.interp.crash is None, cmp.report()

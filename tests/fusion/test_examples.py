@@ -13,7 +13,7 @@ EXAMPLES = sorted((ROOT / "nesl_examples").glob("*.nesl"))
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
 def test_example_fused_equals_unfused(path):
-    driver = pytest.importorskip("nessie.driver")
+    from nessie import driver
     c = driver.compile_file(str(path))
     flat = driver.flatten(c)
     fused, report = driver.fuse(flat)

@@ -190,7 +190,7 @@ DOTP = "function dotp(a, b) : ([float], [float]) -> float = sum({x * y : x in a;
 
 
 def _flatten(src, name):
-    driver = pytest.importorskip("nessie.driver")
+    from nessie import driver
     return driver.flatten(driver.compile_source(src, f"{name}.nesl")).program
 
 

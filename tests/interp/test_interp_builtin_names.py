@@ -8,7 +8,8 @@ import pytest
 
 from nessie.interp.builtins import BUILTINS, CONSTANTS
 
-NESL_MD = Path("/work/shared/NESL.md")
+#: ../shared/NESL.md beside the checkout (where CI has it), not an absolute path
+NESL_MD = Path(__file__).resolve().parents[3] / "shared" / "NESL.md"
 
 # NESL.md's list, transcribed (scalars, sequences, "also in the original library",
 # strings and output, files).

@@ -15,7 +15,8 @@ from nessie.interp.vtypes import (BOOL, CHAR, FLOAT, INT, Datatypes, TData, TFun
                                   TVar, format_type, parse_type)
 from nessie.types.types import Scheme
 
-NESL_MD = Path("/work/shared/NESL.md")
+#: ../shared/NESL.md beside the checkout (where CI has it), not an absolute path
+NESL_MD = Path(__file__).resolve().parents[3] / "shared" / "NESL.md"
 
 A, B = TVar(0), TVar(1)
 

@@ -488,8 +488,6 @@ def test_default_backend_is_opencl_on_a_terminal(tmp_path):
     text, rc = _pty_session(["x = [1, 2, 3];", "{a * a : a in x};", "describe x;"], tmp_path,
                             args=())
     assert rc == 0 and "Traceback" not in text
-    if "no OpenCL device" in text:
-        pytest.skip("no OpenCL device")
     assert "a NESL compiler: OpenCL on " in text
     assert "it = [1, 4, 9] : [int]" in text and "x : [int]    (a top-level variable)" in text
 
