@@ -245,7 +245,6 @@ def _one(args, path: str, state: _State) -> int:
 
 def _dispatch(args, path: str, state: _State) -> int:
     from nessie import driver
-    from nessie.flatten import FlattenUnsupported
 
     int64 = args.cmd == "run" and args.int64
     bits = 64 if int64 else 32
@@ -310,6 +309,7 @@ def _dispatch(args, path: str, state: _State) -> int:
     backend = args.backend
     flat = None
     if backend in ("auto", "lcu", "opencl"):
+        from nessie.flatten import FlattenUnsupported   # not imported by check/compile ast
         try:
             flat = driver.flatten(c, int_bits=bits)
         except FlattenUnsupported as e:
