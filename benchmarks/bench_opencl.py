@@ -152,6 +152,74 @@ def nessie_call(name: str, fuse: bool, leaves: list, runner: OpenCLRunner):
     return call
 
 
+def examples(args) -> int:
+    """Fused vs unfused on every example program: device launches and time of a whole run."""
+    import io
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1] / "nesl_examples"
+    runner_dev = OpenCLRunner(args.device).device
+    rows = []
+    for path in sorted(root.glob("*.nesl")):
+        c = driver.compile_file(str(path))
+        row = {"example": path.stem}
+        for fuse in (False, True):
+            flat = driver.flatten(c)
+            if fuse:
+                flat, _ = driver.fuse(flat)
+            tag = "fused" if fuse else "unfused"
+
+            def run():
+                r = OpenCLRunner(runner_dev)
+                driver.run_lcu(c, flat, io.StringIO(), runner=r)
+                return r.stats.launches
+            run()                                  # builds the kernels
+            ts, launches = [], 0
+            for _ in range(args.repeat):
+                t = time.perf_counter()
+                launches = run()
+                ts.append(time.perf_counter() - t)
+            row[f"{tag}_s"] = statistics.median(ts)
+            row[f"{tag}_launches"] = launches
+        row["saved_s"] = row["unfused_s"] - row["fused_s"]
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    os.makedirs(args.out, exist_ok=True)
+    dev = f"{runner_dev.name.strip()} ({runner_dev.platform.name.strip()})"
+    with open(os.path.join(args.out, "examples.json"), "w") as f:
+        json.dump({"device": dev, "rows": rows}, f, indent=2)
+    lines = [f"Device: {dev}", "",
+             "| example | device launches unfused | fused | time unfused | fused | saved by fusion |",
+             "|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r['example']} | {r['unfused_launches']} | {r['fused_launches']} | "
+                     f"{r['unfused_s'] * 1e3:.1f} ms | {r['fused_s'] * 1e3:.1f} ms | "
+                     f"{r['saved_s'] * 1e3:+.1f} ms |")
+    with open(os.path.join(args.out, "examples.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print("\n".join(lines))
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib is not installed: no plot", file=sys.stderr)
+        return 0
+    fig, (a1, a2) = plt.subplots(2, 1, figsize=(9, 6), sharex=True)
+    xs = np.arange(len(rows))
+    for ax, key, label in ((a1, "launches", "device launches"), (a2, "s", "ms per run")):
+        scale = 1e3 if key == "s" else 1
+        ax.bar(xs - 0.2, [r[f"unfused_{key}"] * scale for r in rows], 0.4, label="unfused")
+        ax.bar(xs + 0.2, [r[f"fused_{key}"] * scale for r in rows], 0.4, label="fused")
+        ax.set_ylabel(label)
+        ax.set_yscale("log")
+        ax.legend(fontsize=8)
+    a2.set_xticks(xs, [r["example"] for r in rows], rotation=30, ha="right")
+    a1.set_title(f"nesl_examples, fused vs unfused: {dev}", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(os.path.join(args.out, "examples.png"), dpi=120)
+    return 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--device", default=None)
@@ -159,7 +227,13 @@ def main(argv=None) -> int:
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--only", default=None, help="comma-separated workloads")
     ap.add_argument("--out", default="benchmarks/out")
+    ap.add_argument("--examples", action="store_true",
+                    help="instead: every program in nesl_examples/, fused vs unfused (device "
+                         "launches and wall time of a whole run, kernels built beforehand); "
+                         "writes DIR/examples.md, DIR/examples.json and DIR/examples.png")
     args = ap.parse_args(argv)
+    if args.examples:
+        return examples(args)
     runner = OpenCLRunner(args.device)
     gpu = runner.c.is_gpu
     sizes = {"dotp": 10**8 if gpu else 10**7, "norm2": 10**8 if gpu else 10**7,
