@@ -147,7 +147,7 @@ def assert_same(a: Any, b: Any, rtol: Optional[float] = None, where: str = "resu
             near = (np.isfinite(x) & np.isfinite(y) & (np.signbit(x) == np.signbit(y)) & (x != 0)
                     & (np.abs(xi - yi) <= ulps))
         else:
-            near = False
+            near = np.zeros(np.shape(xi), dtype=bool)
         bad = (nx != ny) | (~nx & (xi != yi) & ~near)
         if np.any(bad):
             k = np.flatnonzero(np.atleast_1d(bad))[:5]
