@@ -43,6 +43,9 @@ from .values import dtype_of
 
 _STACK_BYTES = 512 * 1024 * 1024
 _RECURSION_LIMIT = 1_000_000
+#: a program whose recursion exhausts the big stack fails with this (the driver locates it at
+#: the top-level expression being evaluated, as the reference interpreter does)
+MSG_RECURSION = "RUNTIME ERROR: recursion too deep."
 
 
 def on_big_stack(fn: Callable[[], Any]) -> Any:
@@ -53,11 +56,16 @@ def on_big_stack(fn: Callable[[], Any]) -> Any:
     box: dict[str, Any] = {}
 
     def target() -> None:
+        deep = False
         try:
             with np.errstate(all="ignore"):
                 box["value"] = fn()
+        except RecursionError:
+            deep = True       # raised once the traceback's frames are freed
         except BaseException as exc:  # re-raised in the caller's thread
             box["error"] = exc
+        if deep:
+            box["error"] = LcuRuntimeError(None, MSG_RECURSION)
 
     old_stack, old_limit = threading.stack_size(), sys.getrecursionlimit()
     try:

@@ -790,6 +790,9 @@ class Module:
     def __init__(self, text: str, filename: str = "<string>", *, backend: str = "auto",
                  fuse: Optional[bool] = None, int64: bool = False, run_toplevel: bool = True,
                  stdout: Any = None, device: Optional[str] = None) -> None:
+        from nessie.diagnostics import CompileErrors
+        from nessie.driver import int_literal_errors
+        from nessie.limits import run_deep
         from nessie.mono import Monomorphiser
         from nessie.syntax import parse_text
         from nessie.types import typecheck
@@ -808,7 +811,10 @@ class Module:
         self.filename = filename
         self.int_bits = 64 if int64 else 32
         self._stdout = stdout
-        self.typed = typecheck(parse_text(text, filename))
+        self.typed = run_deep(lambda: typecheck(parse_text(text, filename)))
+        bad = int_literal_errors(self.typed.items, self.int_bits)
+        if bad:
+            raise CompileErrors(bad)
         self._datadefs = {it.name: it for it in self.typed.items if isinstance(it, T.DataDef)}
         self._fundefs = {it.name: it for it in self.typed.items if isinstance(it, T.FunDef)}
         self._conv = _Conv(self._datadefs, self.int_bits)

@@ -15,7 +15,7 @@ import sys
 import traceback
 from typing import Optional
 
-from nessie.diagnostics import CompileErrors, CompileError, RuntimeNeslError
+from nessie.diagnostics import CompileErrors, CompileError, RuntimeNeslError, Span
 
 EMITS = ("ast", "typed", "mono", "lcu", "lcu-fused", "pdg", "lift", "opencl")
 BACKENDS = ("auto", "opencl", "lcu", "interp")
@@ -145,16 +145,31 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _read(path: str) -> tuple:
-    """``(text, name)`` of a program file (``-``: standard input)."""
-    if path == "-":
-        return sys.stdin.read(), "<stdin>"
-    if os.path.isdir(path):
+    """``(text, name)`` of a program file (``-``: standard input); a file that cannot be read
+    or is not UTF-8 text is a one-line error naming it (and the place of a bad byte)."""
+    name = "<stdin>" if path == "-" else path
+    if path != "-" and os.path.isdir(path):
         raise _UsageError(f"{path} is a directory, not a NESL file")
     try:
-        with open(path, encoding="utf-8") as f:
-            return f.read(), path
-    except UnicodeDecodeError:
-        raise _UsageError(f"{path} is not a UTF-8 text file") from None
+        if path == "-":
+            data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read()
+        else:
+            with open(path, "rb") as f:
+                data = f.read()
+    except FileNotFoundError:
+        raise _UsageError(f"cannot open {path}") from None
+    except OSError as e:
+        raise _UsageError(f"cannot read {name}: {e.strerror or e}") from None
+    try:
+        text = data if isinstance(data, str) else data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        start = data.rfind(b"\n", 0, e.start) + 1
+        col = len(data[start:e.start].decode("utf-8", "replace")) + 1
+        raise CompileError(Span(name, line, col, line, col),
+                           f"not UTF-8 text (byte 0x{data[e.start]:02x}): NESL programs are read "
+                           f"as UTF-8") from None
+    return text.replace("\r\n", "\n").replace("\r", "\n"), name   # as text mode reads it
 
 
 class _UsageError(Exception):
@@ -212,8 +227,10 @@ class _State:
 
 def _one(args, path: str, state: _State) -> int:
     """Process one file; returns its exit status."""
+    from nessie.limits import run_deep
     try:
-        return _dispatch(args, path, state)
+        # on a big stack: every stage recurses over expressions (nessie.limits)
+        return run_deep(lambda: _dispatch(args, path, state))
     except (CompileErrors, CompileError) as e:
         sys.stdout.flush()
         print(e.format(), file=sys.stderr)
@@ -227,6 +244,13 @@ def _one(args, path: str, state: _State) -> int:
         return 1
     except FileNotFoundError as e:
         print(f"nessie: error: cannot open {e.filename}", file=sys.stderr)
+        return 1
+    except RecursionError:
+        # the front end bounds expression depth (nessie.limits), so this is a construct nested
+        # in some other way: said in one line, not with a traceback thousands of lines long
+        sys.stdout.flush()
+        print(f"nessie: error: {path}: program nested too deeply for Nessie (a compiler stage "
+              f"ran out of stack)", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         raise _Stop(130) from None

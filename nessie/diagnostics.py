@@ -89,8 +89,21 @@ def format_error(span: Optional[Span], message: str, source: Optional[str] = Non
     else:
         width = max(len(line) - col + 1, 1)
     width = max(1, min(width, max(len(line) - col + 1, 1)))
+    if len(line) > MAX_QUOTED_LINE:
+        # a window of the line around the column (a generated program may have one line of
+        # megabytes): "..." marks what is left out on either side
+        start = max(0, min(col - 1 - MAX_QUOTED_LINE // 4, len(line) - MAX_QUOTED_LINE))
+        end = start + MAX_QUOTED_LINE
+        pre = "..." if start > 0 else ""
+        line = pre + line[start:end] + ("..." if end < len(line) else "")
+        width = max(1, min(width, end - col + 1))
+        col = col - start + len(pre)
     caret = " " * (col - 1) + "^" + "~" * (width - 1)
     return f"{head}\n    {line}\n    {caret}"
+
+
+#: the longest source line quoted whole under an error message
+MAX_QUOTED_LINE = 160
 
 
 class CompileError(Exception):

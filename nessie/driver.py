@@ -10,7 +10,7 @@ compared byte for byte).  Every backend reports runtime errors as
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, Optional, TextIO
 
 from nessie.diagnostics import RuntimeNeslError, Span
@@ -27,13 +27,60 @@ class Compiled:
 
 
 def compile_source(text: str, filename: str = "<input>") -> Compiled:
-    """Parse, type-check and monomorphise; raises ``CompileErrors`` with every error found."""
+    """Parse, type-check and monomorphise; raises ``CompileErrors`` with every error found.
+    Runs on a big stack (``nessie.limits``): expressions may nest ``MAX_EXPR_DEPTH`` deep."""
+    from nessie.limits import run_deep
     from nessie.mono import monomorphise
     from nessie.syntax import parse_text
     from nessie.types import typecheck
 
-    typed = typecheck(parse_text(text, filename))
-    return Compiled(filename, typed, monomorphise(typed))
+    def go() -> Compiled:
+        typed = typecheck(parse_text(text, filename))
+        return Compiled(filename, typed, monomorphise(typed))
+    return run_deep(go)
+
+
+def int_literal_errors(items, int_bits: int = 32) -> list:
+    """``CompileError``\\ s for the integer literals of typed ``items`` outside the range of a
+    ``int_bits``-bit NESL int (the front end checks 64 bits; ``-2147483648`` is one literal).
+    Called where the width is known: before a program runs on any backend."""
+    from nessie.diagnostics import CompileError
+
+    lo, hi = -(1 << (int_bits - 1)), (1 << (int_bits - 1)) - 1
+    errors = []
+    stack = list(reversed(items))
+    while stack:                       # iterative: the tree may be MAX_EXPR_DEPTH deep
+        node = stack.pop()
+        if isinstance(node, tuple):
+            stack.extend(reversed(node))
+            continue
+        if not isinstance(node, T._NODE_TYPES):
+            continue
+        if isinstance(node, T.Lit) and type(node.value) is int and not lo <= node.value <= hi:
+            errors.append(CompileError(
+                node.span, f"integer literal {node.value} does not fit in a {int_bits}-bit NESL "
+                           f"int ({lo} .. {hi})"
+                           + ("; nessie run --int64 has 64-bit ints" if int_bits == 32 else "")))
+            continue
+        for name in _CHILD_FIELDS.setdefault(type(node), tuple(
+                f.name for f in fields(node)
+                if f.name not in ("type", "fun_type", "arg_type", "scheme", "span", "params",
+                                  "type_args"))):
+            v = getattr(node, name)
+            if isinstance(v, (tuple,) + T._NODE_TYPES):
+                stack.append(v)
+    return errors
+
+
+_CHILD_FIELDS: dict = {}
+
+
+def check_int_literals(c: "Compiled", int_bits: int = 32) -> None:
+    """Raise ``CompileErrors`` if a literal of the program does not fit ``int_bits``."""
+    from nessie.diagnostics import CompileErrors
+    errors = int_literal_errors(c.typed.items, int_bits)
+    if errors:
+        raise CompileErrors(errors)
 
 
 def compile_file(path: str) -> Compiled:
@@ -48,13 +95,16 @@ def semantics(int_bits: int = 32):
 
 def run_interp(c: Compiled, out: TextIO, *, int_bits: int = 32, print_length: int = 100) -> None:
     from nessie.interp.eval import run_program
+    check_int_literals(c, int_bits)
     run_program(c.mono, semantics(int_bits), out, typed=c.typed, print_length=print_length,
                 base_dir=os.path.dirname(os.path.abspath(c.filename)))
 
 
 def flatten(c: Compiled, *, int_bits: int = 32):
     from nessie.flatten import flatten_program
-    return flatten_program(c.mono, int_bits)
+    from nessie.limits import run_deep
+    check_int_literals(c, int_bits)
+    return run_deep(lambda: flatten_program(c.mono, int_bits))
 
 
 def fuse(flat, **kw):
@@ -62,7 +112,8 @@ def fuse(flat, **kw):
     from dataclasses import replace
 
     from lambda_cu.fusion import fuse_program
-    res = fuse_program(flat.program, **kw)
+    from nessie.limits import run_deep
+    res = run_deep(lambda: fuse_program(flat.program, **kw))
     return replace(flat, program=res.program), res.report
 
 
@@ -305,6 +356,7 @@ def run_lcu(c: Compiled, flat, out: TextIO, *, print_length: int = 100, check: b
     from lambda_cu import interp as LI
     from lambda_cu.executor import Executor
     from nessie.interp.printing import format_binding, format_function
+    from nessie.limits import RECURSION_TOO_DEEP
     from nessie.interp.eval import pattern_text
 
     dts = _datatypes(c)
@@ -328,9 +380,15 @@ def run_lcu(c: Compiled, flat, out: TextIO, *, print_length: int = 100, check: b
             top = next(others)
             if top.kind in ("val", "exp"):
                 b = next(main)
+                deep = False
                 with np.errstate(all="ignore"):
-                    v = it.exp(b.rhs, it.globals)
-                    runner.sync()
+                    try:
+                        v = it.exp(b.rhs, it.globals)
+                    except RecursionError:
+                        deep = True     # raised below, once the traceback's frames are freed
+                    runner.sync()       # an earlier kernel's error comes first
+                if deep:
+                    raise RuntimeNeslError(top.item.exp.span, RECURSION_TOO_DEEP)
                 it.bind(b, v, it.globals)
                 vals = [runner.to_host(it.globals[n]) for n in top.leaves]
                 if plen[0] is not None and plen[0] >= 0:

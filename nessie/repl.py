@@ -323,15 +323,19 @@ class Session:
         """Type-check AST items against the session, then run them one by one.  A compile
         error leaves the session unchanged; a runtime error stops at the failing item and
         leaves the state after the items before it.  Returns True when everything ran."""
+        from nessie.limits import run_deep
         from nessie.types.infer import check_item
 
         items = _flat_items(items)
         diags = Diagnostics()
-        env = self.env
         checked = []                      # (typed items, env after the item)
-        for item in items:
-            env, typed = check_item(env, item, diags)
-            checked.append((typed, env))
+
+        def check() -> None:              # on a big stack: expressions may nest deep
+            env = self.env
+            for item in items:
+                env, typed = check_item(env, item, diags)
+                checked.append((typed, env))
+        run_deep(check)
         if diags:
             self._error(diags.format())
             return False
@@ -351,16 +355,21 @@ class Session:
         del m.out[n:]
 
     def _run_typed(self, typed: list) -> bool:
+        from nessie import driver
+        from nessie.limits import run_deep
         from nessie.types import typed_ast as T
 
         snap = self._snapshot_mono()
         try:
+            bad = driver.int_literal_errors(tuple(typed), self.int_bits)
+            if bad:
+                raise CompileErrors(bad)
             for t in typed:
                 if isinstance(t, T.SetItem) and not self._set_option(t):
                     return False
             mono_items = []
             for t in typed:
-                mono_items.extend(self.mono.add(t))
+                mono_items.extend(run_deep(lambda: self.mono.add(t)))
             values = [m for m in mono_items if isinstance(m, (T.ValBind, T.ExpItem))]
             if self.backend == "interp" or not values:
                 _run_interruptibly(lambda: self.interp.run_items(mono_items, typed))
@@ -579,8 +588,11 @@ class Session:
         for m in mono_items:
             if not isinstance(m, (T.ValBind, T.ExpItem)):
                 continue
+            deep = False
             try:
                 value = self._compiled_value(m.exp)
+            except RecursionError:
+                deep = True           # raised below, once the traceback's frames are freed
             except _CannotRun as e:
                 if self.backend != "auto":
                     raise BackendCannotRun(f"the {self.backend} backend cannot run this item: "
@@ -589,6 +601,9 @@ class Session:
                             f"{e}")
                 self.interp.run_item(m)
                 continue
+            if deep:
+                from nessie.limits import RECURSION_TOO_DEEP
+                raise RuntimeNeslError(m.exp.span, RECURSION_TOO_DEEP)
             rt = self.rt
             if isinstance(m, T.ValBind):
                 self.interp.compiler.pattern(m.pattern)(value, self.interp.globals)
@@ -727,10 +742,15 @@ class Session:
         except OSError as e:
             self._error(f"error: cannot open {path}: {e.strerror or e}")
             return False
+        except UnicodeDecodeError as e:
+            self._error(f"error: cannot load {path}: not UTF-8 text (byte "
+                        f"0x{e.object[e.start]:02x} at offset {e.start})")
+            return False
         return self.run_source(text, path)
 
     def type_of(self, expr: str, lineno: int = 0, col: int = 0) -> str:
         """The ``:type`` line for ``expr`` (raises CompileErrors)."""
+        from nessie.limits import run_deep
         from nessie.syntax import ast as A, parse_expression
         from nessie.types import scheme_to_str, type_to_str
         from nessie.types.infer import check_topexp
@@ -749,7 +769,7 @@ class Session:
         finally:
             self._register()
         try:
-            _, typed = check_topexp(self.env, A.TopExp(exp, span=exp.span))
+            _, typed = run_deep(lambda: check_topexp(self.env, A.TopExp(exp, span=exp.span)))
         except CompileError as e:
             raise CompileErrors([e]) from None
         return f"{text} : {type_to_str(typed.exp.type, True)}"

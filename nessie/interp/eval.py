@@ -325,12 +325,12 @@ class Interpreter:
         elif isinstance(item, T.DataDef):
             pass  # defined up front; the original prints nothing for a datatype
         elif isinstance(item, T.ValBind):
-            value = self.compiler.exp(item.exp)({})
+            value = self._evaluate(item.exp)
             self.compiler.pattern(item.pattern)(value, self.globals)
             rt.out.line(format_binding(pattern_text(item.pattern), value, item.exp.type,
                                        rt.print_length, rt.datatypes))
         elif isinstance(item, T.ExpItem):
-            value = self.compiler.exp(item.exp)({})
+            value = self._evaluate(item.exp)
             self.globals["it"] = value
             rt.out.line(format_binding("it", value, item.exp.type, rt.print_length,
                                        rt.datatypes))
@@ -338,6 +338,16 @@ class Interpreter:
             self.set_option(item)
         else:
             raise TypeError(f"unknown top-level item {type(item).__name__}")
+
+    def _evaluate(self, exp: Any) -> Any:
+        """The value of a top-level expression; a recursion that exhausts the stack is
+        ``RUNTIME ERROR: recursion too deep.`` at the expression (as on every backend)."""
+        from nessie.limits import RECURSION_TOO_DEEP
+        try:
+            return self.compiler.exp(exp)({})
+        except RecursionError:
+            pass          # raised below, once the million frames of the traceback are freed
+        raise E.RuntimeNeslError(exp.span, RECURSION_TOO_DEEP)
 
     def set_option(self, item: T.SetItem) -> None:
         if item.name == "print_length":

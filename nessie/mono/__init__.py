@@ -28,7 +28,7 @@ from nessie.diagnostics import InternalError
 from nessie.types import typed_ast as T
 from nessie.types.printer import print_typed
 from nessie.types.types import (INT, Scheme, TData, TFun, TPair, TSeq, TVar, Type, TBase,
-                                default_vars, free_vars, subst_type, type_to_str)
+                                default_vars, free_vars, grounding, type_to_str)
 
 __all__ = ["monomorphise", "MonoProgram", "Monomorphiser", "print_mono", "check_mono",
            "instance_name"]
@@ -102,9 +102,7 @@ class _Mono:
         self.names[(fd.name, version, type_args)] = name
         sub = dict(zip(fd.scheme.vars, type_args))
 
-        def ground_type(t):
-            return default_vars(subst_type(t, sub))
-
+        ground_type = grounding(sub)      # = default_vars(subst_type(t, sub)), memoised
         param = T.map_types(fd.param, ground_type)
         body = T.map_types(fd.body, ground_type)
         body = self.rewrite(body, defs)
@@ -146,11 +144,12 @@ class _Mono:
                 self.instance(it, self.defs[it.name][1], it.fun_type, dict(self.defs))
         elif isinstance(it, T.ValBind):
             defs = dict(self.defs)
-            pat = T.map_types(it.pattern, default_vars)
-            exp = self.rewrite(T.map_types(it.exp, default_vars), defs)
+            ground = grounding()
+            pat = T.map_types(it.pattern, ground)
+            exp = self.rewrite(T.map_types(it.exp, ground), defs)
             self.out.append(replace(it, pattern=pat, exp=exp))
         elif isinstance(it, T.ExpItem):
-            exp = self.rewrite(T.map_types(it.exp, default_vars), dict(self.defs))
+            exp = self.rewrite(T.map_types(it.exp, grounding()), dict(self.defs))
             self.out.append(replace(it, exp=exp))
         else:
             self.out.append(it)

@@ -29,8 +29,13 @@ __all__ = ["ast", "parse_text", "parse_file", "parse_expression", "parse_type_si
 def parse_items(text: str, filename: str, diags: Diagnostics, expand_loads: bool = True,
                 _loading: tuple = ()) -> tuple:
     """Parse ``text`` adding errors to ``diags`` (never raises for syntax errors)."""
+    from nessie.limits import depth_errors, run_deep
     register_source(filename, text)
-    items = run_parser(text, filename, diags)
+    # on a big stack: the parser's actions recurse over patterns, and later stages over the
+    # expressions whose depth is checked here (nessie.limits)
+    items = run_deep(lambda: run_parser(text, filename, diags))
+    for span, message in depth_errors(items):
+        diags.error(span, message)
     if expand_loads:
         items = tuple(_expand(it, filename, diags, _loading) for it in items)
     return items
@@ -46,7 +51,9 @@ def _expand(item, filename, diags, loading):
         candidates.append(target + ".nesl")
     found = next((c for c in candidates if os.path.isfile(c)), None)
     if found is None:
-        diags.error(item.span, f'cannot load "{item.path}": file not found')
+        what = "is a directory" if any(os.path.isdir(c) for c in candidates) else \
+            "file not found"
+        diags.error(item.span, f'cannot load "{item.path}": {what}')
         return item
     real = os.path.realpath(found)
     if real in loading:
@@ -57,6 +64,10 @@ def _expand(item, filename, diags, loading):
             text = fh.read()
     except OSError as e:
         diags.error(item.span, f'cannot load "{item.path}": {e.strerror}')
+        return item
+    except UnicodeDecodeError as e:
+        diags.error(item.span, f'cannot load "{item.path}": not UTF-8 text (byte '
+                               f'0x{e.object[e.start]:02x} at offset {e.start})')
         return item
     items = parse_items(text, found, diags, True, loading + (real,))
     return ast.Load(item.path, items, found, span=item.span)
@@ -78,8 +89,12 @@ def parse_file(path: str) -> ast.Program:
 
 def _parse_marked(text, filename, marker):
     diags = Diagnostics()
+    from nessie.limits import depth_errors, run_deep
     register_source(filename, text)
-    result = run_parser(text, filename, diags, marker=marker)
+    result = run_deep(lambda: run_parser(text, filename, diags, marker=marker))
+    if not diags:
+        for span, message in depth_errors(result):
+            diags.error(span, message)
     diags.raise_if_errors()
     if result is None:  # pragma: no cover - PLY returns None only after an error
         raise CompileErrors([])

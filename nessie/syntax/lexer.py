@@ -97,19 +97,50 @@ def t_BACKOP(t):
     return _tok(t, t.value[1:-1].lower())
 
 
+#: the largest character code of a NESL char (chars are 8-bit; text is read as UTF-8 and a
+#: character of code 128-255 is that Latin-1 character)
+MAX_CHAR_CODE = 255
+
+
+def _check_chars(t, text: str, offset: int) -> None:
+    """A located error for each character of ``text`` (the contents of a string or character
+    literal starting ``offset`` characters into the token) that is not a NESL char."""
+    st: _LexState = t.lexer.state
+    for i, ch in enumerate(text):
+        if ord(ch) > MAX_CHAR_CODE:
+            at = t.lexpos + offset + i
+            st.diags.error(st.span(at, at + 1),
+                           f"character {ch!r} (U+{ord(ch):04X}) is not a NESL char: chars are "
+                           f"8-bit (codes 0 to {MAX_CHAR_CODE})")
+
+
 def t_CHAR(t):
     r"`(.|\n)"
-    return _tok(t, t.value[1])
+    _check_chars(t, t.value[1], 1)
+    return _tok(t, t.value[1] if ord(t.value[1]) <= MAX_CHAR_CODE else "?")
 
 
 def t_FLOAT(t):
-    r"\d+\.\d*([eE][-+]?\d+)?|\.\d+([eE][-+]?\d+)?|\d+[eE][-+]?\d+"
+    r"[0-9]+\.[0-9]*([eE][-+]?[0-9]+)?|\.[0-9]+([eE][-+]?[0-9]+)?|[0-9]+[eE][-+]?[0-9]+"
     return _tok(t, float(t.value))
 
 
+#: digits of the longest integer literal converted (2^63 has 19 digits; longer literals are
+#: errors in any case, and Python refuses to convert more than 4300 digits)
+MAX_INT_DIGITS = 20
+
+
 def t_INT(t):
-    r"\d+"
-    return _tok(t, int(t.value))
+    r"[0-9]+"
+    digits = t.value.lstrip("0") or "0"
+    if len(digits) > MAX_INT_DIGITS:
+        st: _LexState = t.lexer.state
+        shown = digits if len(digits) <= 40 else digits[:20] + "..." + digits[-10:]
+        st.diags.error(st.span(t.lexpos, t.lexpos + len(t.value)),
+                       f"integer literal {shown} ({len(digits)} digits) does not fit in a "
+                       f"NESL int (64 bits at most)")
+        return _tok(t, 0)
+    return _tok(t, int(digits))
 
 
 _ESCAPES = {"n": "\n", "t": "\t", "\\": "\\", '"': '"', "r": "\r", "0": "\0"}
@@ -118,6 +149,9 @@ _ESCAPES = {"n": "\n", "t": "\t", "\\": "\\", '"': '"', "r": "\r", "0": "\0"}
 def t_STRING(t):
     r'"([^"\\\n]|\\.)*"'
     raw = t.value[1:-1]
+    if not raw.isascii():
+        _check_chars(t, raw, 1)
+        raw = "".join(ch if ord(ch) <= MAX_CHAR_CODE else "?" for ch in raw)
     out = []
     i = 0
     while i < len(raw):

@@ -244,7 +244,7 @@ class Inferencer:
         return method(e, scope)
 
     def _infer_IntLit(self, e, scope):
-        return T.Lit(e.value, INT, span=e.span)
+        return T.Lit(_int_literal(e.value, e.span), INT, span=e.span)
 
     def _infer_FloatLit(self, e, scope):
         return T.Lit(e.value, FLOAT, span=e.span)
@@ -310,6 +310,9 @@ class Inferencer:
         return self.call(e.op, arg, e.span, builtin_only=True)
 
     def _infer_UnOp(self, e, scope):
+        if e.op == "-" and isinstance(e.arg, A.IntLit):
+            # a negative literal: -9223372036854775808 (and -2147483648) is one
+            return T.Lit(_int_literal(-e.arg.value, e.span), INT, span=e.span)
         arg = self.infer(e.arg, scope)
         return self.call(PREFIX_OPERATORS[e.op], arg, e.span, builtin_only=True)
 
@@ -423,9 +426,34 @@ class Inferencer:
 
     # ---- zonking a whole typed tree
     def zonk_tree(self, node, default: bool = False):
-        if default:
-            return T.map_types(node, lambda t: default_vars(self.zonk(t)))
-        return T.map_types(node, self.zonk)
+        """``node`` with every type zonked (and, with ``default``, its remaining variables
+        made ``int``).  Memoised on the type objects: the type of a node shares its parts with
+        the types of its children, so an n-tuple costs O(n), not O(n^2) (1000 components took
+        5 s)."""
+        memo: dict = {}
+
+        def z(t):
+            hit = memo.get(id(t))
+            if hit is not None and hit[0] is t:
+                return hit[1]
+            r = self.resolve(t)
+            if isinstance(r, TVar):
+                out = INT if default else r
+            elif isinstance(r, TBase):
+                out = r
+            elif isinstance(r, TSeq):
+                out = TSeq(z(r.elem))
+            elif isinstance(r, TPair):
+                out = TPair(z(r.fst), z(r.snd))
+            elif isinstance(r, TFun):
+                out = TFun(z(r.arg), z(r.result))
+            elif isinstance(r, TData):
+                out = TData(r.name, tuple(z(a) for a in r.args))
+            else:
+                raise TypeError(r)
+            memo[id(t)] = (t, out)
+            return out
+        return T.map_types(node, z)
 
     def generalize(self, t: Type) -> Scheme:
         t = self.zonk(t)
@@ -607,6 +635,27 @@ def _defined_names(item) -> list:
     return []
 
 
+#: range of an integer literal in the front end: NESL ints are 32-bit, or 64-bit with
+#: ``--int64``; the 32-bit range is checked when the width is known (``nessie.driver``)
+INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
+
+
+def _int_literal(value: int, span) -> int:
+    if not INT64_MIN <= value <= INT64_MAX:
+        raise CompileError(span, f"integer literal {value} does not fit in a NESL int (64 bits "
+                                 f"at most: {INT64_MIN} .. {INT64_MAX})")
+    return value
+
+
+def _check_set_option(item) -> None:
+    """``set print_length N;`` needs a number (the only option that changes what a program
+    prints; the others of the original system are accepted and have no effect)."""
+    if item.name == "print_length" and not (len(item.args) == 1 and item.args[0].isascii()
+                                        and item.args[0].isdigit()):
+        raise CompileError(item.span, "set print_length needs a number, 0 or more "
+                                      "(set print_length 20;)")
+
+
 def check_item(env: TypeEnv, item, diags) -> tuple:
     """Check one top-level item; returns ``(env', [typed items])``.
 
@@ -618,6 +667,11 @@ def check_item(env: TypeEnv, item, diags) -> tuple:
             out.extend(typed)
         return env, out
     if isinstance(item, A.SetOption):
+        try:
+            _check_set_option(item)
+        except CompileError as err:
+            diags.add(err)
+            return env, []
         return env.with_option(item.name, item.args), [T.SetItem(item.name, item.args,
                                                                  span=item.span)]
     try:

@@ -340,20 +340,27 @@ def map_types(node, f: Callable[[Type], Type]):
 
 
 def iter_nodes(node):
-    """Pre-order iteration over all typed-AST nodes below (and including) ``node``."""
-    if isinstance(node, tuple):
-        for n in node:
-            yield from iter_nodes(n)
-        return
-    if not isinstance(node, _NODE_TYPES):
-        return
-    yield node
-    for fl in dataclasses.fields(node):
-        if fl.name in _TYPE_FIELDS or fl.name in ("scheme", "span"):
+    """Pre-order iteration over all typed-AST nodes below (and including) ``node``.
+
+    Iterative (an explicit stack): nested ``yield from`` cost O(depth) per node, O(n^2) on an
+    expression nested n deep."""
+    stack = [node]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, tuple):
+            stack.extend(reversed(node))
             continue
-        v = getattr(node, fl.name)
-        if isinstance(v, (tuple,) + _NODE_TYPES):
-            yield from iter_nodes(v)
+        if not isinstance(node, _NODE_TYPES):
+            continue
+        yield node
+        children = []
+        for fl in dataclasses.fields(node):
+            if fl.name in _TYPE_FIELDS or fl.name in ("scheme", "span"):
+                continue
+            v = getattr(node, fl.name)
+            if isinstance(v, (tuple,) + _NODE_TYPES):
+                children.append(v)
+        stack.extend(reversed(children))
 
 
 def map_nodes(node, f: Callable):

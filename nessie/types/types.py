@@ -186,6 +186,37 @@ def default_vars(t: Type, to: Type = INT) -> Type:
     return subst_type(t, {v: to for v in free_vars(t)})
 
 
+def grounding(s: Optional[dict] = None, to: Type = INT):
+    """The function ``t -> default_vars(subst_type(t, s), to)``, memoised on type objects: the
+    types of the nodes of a typed tree share their parts (a pair's type is made of its
+    components' types), so grounding every type of a tree takes time linear in its size
+    instead of quadratic (a tuple of 1000 components: 2 s)."""
+    s = s or {}
+    memo: dict = {}
+
+    def g(t: Type) -> Type:
+        hit = memo.get(id(t))
+        if hit is not None and hit[0] is t:
+            return hit[1]
+        if isinstance(t, TVar):
+            out = default_vars(s[t.id], to) if t.id in s else to
+        elif isinstance(t, TBase):
+            out = t
+        elif isinstance(t, TSeq):
+            out = TSeq(g(t.elem))
+        elif isinstance(t, TPair):
+            out = TPair(g(t.fst), g(t.snd))
+        elif isinstance(t, TFun):
+            out = TFun(g(t.arg), g(t.result))
+        elif isinstance(t, TData):
+            out = TData(t.name, tuple(g(a) for a in t.args))
+        else:
+            raise TypeError(f"not a type: {t!r}")
+        memo[id(t)] = (t, out)
+        return out
+    return g
+
+
 def tuple_components(t: Type) -> list:
     """``(a, (b, c))`` -> ``[a, b, c]``."""
     out = []

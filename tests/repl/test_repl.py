@@ -453,7 +453,8 @@ def test_unsupported_toplevel_commands_say_so():
         "set verbose: not supported by Nessie",
         "set profile: not supported by Nessie (nessie run --stats reports kernel launches)",
         "show status: not supported by Nessie (Nessie has show code NAME only)"]
-    assert lines[5] == ("error: set print_length needs a number, 0 or more "
+    # a type-checking error of the item, located like every other (issue 11)
+    assert lines[5] == ("<stdin>:6:1: error: set print_length needs a number, 0 or more "
                         "(set print_length 20;)")
 
 

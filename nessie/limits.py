@@ -1,0 +1,180 @@
+"""Nessie's documented size limits, and running deep recursions safely.
+
+Every stage of the compiler (type checker, monomorphiser, flattener, fusion, printers, the
+reference interpreter's closure compiler) walks expressions recursively, a few Python frames per
+level of nesting.  Rather than rewriting each of them iteratively, Nessie
+
+* bounds the nesting of a program: an expression nested more than :data:`MAX_EXPR_DEPTH` levels
+  deep is a located compile error, ``expression too deep`` (checked iteratively right after
+  parsing, see :func:`depth_errors`); and
+* runs the stages under :func:`run_deep`: on a thread with a large stack (:data:`STACK_SIZE`)
+  and a raised recursion limit (:data:`RECURSION_LIMIT`), so that every stage handles the
+  documented depth with a wide margin (measured: each stage takes fewer than 20 frames a level,
+  so a depth of 1000 needs well under 5% of the recursion limit).
+
+What counts as a level: each node of the syntax tree below a top-level item (an operator, an
+application, a subscript, a tuple component, a sequence literal, a conditional branch, a type
+constructor in a type expression, a pattern component, ...), and each binding of a ``let`` and
+each generator of an apply-to-each counts as one more level for what follows it (they are
+scopes nested in each other).  Parentheses do not count.  So ``1+1+...+1`` may have 1000
+terms, ``[[...[1]...]]`` 999 pairs of brackets, and a ``let`` 998 bindings (in one ``let`` or
+in ``let`` nested in ``let``).  The limit is
+``NESSIE_MAX_EXPR_DEPTH`` in the environment (default 1000).
+
+The parser itself (PLY's LALR automaton) is iterative: it reads a program of any nesting, so
+the error is reported at the first sub-expression past the limit, with the others of the file.
+
+Run-time recursion (a NESL function calling itself a million times) is not bounded here: each
+backend runs programs on a big stack and reports ``RUNTIME ERROR: recursion too deep.``
+(:data:`RECURSION_TOO_DEEP`) at the top-level expression whose evaluation exhausted it.
+"""
+from __future__ import annotations
+
+import ctypes
+import dataclasses
+import os
+import sys
+import threading
+from typing import Any, Callable, Optional
+
+from nessie.diagnostics import Span
+
+__all__ = ["MAX_EXPR_DEPTH", "STACK_SIZE", "RECURSION_LIMIT", "RECURSION_TOO_DEEP",
+           "run_deep", "depth_errors", "expression_too_deep"]
+
+
+def _env_int(name: str, default: int) -> int:
+    try:
+        value = int(os.environ.get(name, default))
+    except ValueError:
+        return default
+    return value if value > 0 else default
+
+
+#: the deepest nesting of an expression (see the module docstring)
+MAX_EXPR_DEPTH = _env_int("NESSIE_MAX_EXPR_DEPTH", 1000)
+#: stack of the threads :func:`run_deep` starts (address space; pages are used as touched)
+STACK_SIZE = 512 * 1024 * 1024
+#: Python recursion limit while a deep computation runs
+RECURSION_LIMIT = 1_000_000
+#: the runtime error every backend reports when a program's recursion exhausts the stack
+RECURSION_TOO_DEEP = "RUNTIME ERROR: recursion too deep."
+
+_local = threading.local()
+
+
+def in_deep_thread() -> bool:
+    return getattr(_local, "deep", False)
+
+
+def run_deep(fn: Callable[[], Any]) -> Any:
+    """``fn()`` on a thread with a large stack and a raised recursion limit; its result is
+    returned and its exception re-raised here.  Called from such a thread it just calls
+    ``fn``.  Ctrl-C while waiting raises KeyboardInterrupt in ``fn`` and here."""
+    if in_deep_thread():
+        return fn()
+    box: dict = {}
+
+    def target() -> None:
+        _local.deep = True
+        try:
+            box["value"] = fn()
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the calling thread
+            box["error"] = exc
+
+    old_limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old_limit, RECURSION_LIMIT))
+    try:
+        old_size = threading.stack_size()
+        threading.stack_size(STACK_SIZE)
+        try:
+            thread = threading.Thread(target=target, name="nessie-deep", daemon=True)
+            thread.start()
+        finally:
+            threading.stack_size(old_size)
+        try:
+            thread.join()
+        except KeyboardInterrupt:
+            # stop fn where it is (between two bytecodes); a thread blocked in C (waiting
+            # for a thread of its own) is left behind: it is a daemon, gone at exit
+            ctypes.pythonapi.PyThreadState_SetAsyncExc(
+                ctypes.c_ulong(thread.ident), ctypes.py_object(KeyboardInterrupt))
+            thread.join(1.0)
+            raise
+    finally:
+        sys.setrecursionlimit(old_limit)
+    if "error" in box:
+        err = box.pop("error")
+        raise err
+    return box.get("value")
+
+
+def expression_too_deep(limit: Optional[int] = None) -> str:
+    limit = MAX_EXPR_DEPTH if limit is None else limit
+    return (f"expression too deep: nested more than {limit} levels (Nessie's limit, "
+            f"NESSIE_MAX_EXPR_DEPTH)")
+
+
+# fields of each AST class that hold sub-trees, computed once per class
+_FIELDS: dict = {}
+
+
+def _subtree_fields(cls) -> tuple:
+    names = _FIELDS.get(cls)
+    if names is None:
+        names = tuple(f.name for f in dataclasses.fields(cls)
+                      if f.name not in ("span", "name", "op", "value", "path", "resolved",
+                                        "doc", "items"))
+        _FIELDS[cls] = names
+    return names
+
+
+def _is_node(x) -> bool:
+    return dataclasses.is_dataclass(x) and not isinstance(x, type)
+
+
+def depth_errors(items, limit: Optional[int] = None) -> list:
+    """``(span, message)`` for each top-level item (or expression, for the parser's other
+    entry points) of ``items`` nested deeper than ``limit``: the span is the first
+    sub-expression past it.  Iterative, so any depth is measured.  The items of loaded files
+    are not visited (they are checked when parsed)."""
+    from nessie.syntax import ast as A
+
+    limit = MAX_EXPR_DEPTH if limit is None else limit
+    out = []
+    for item in items if isinstance(items, (list, tuple)) else (items,):
+        if not _is_node(item) or isinstance(item, A.Load):
+            continue
+        stack = [(item, 0, getattr(item, "span", None))]
+        while stack:
+            node, depth, where = stack.pop()
+            span = getattr(node, "span", None) or where
+            if depth > limit:
+                if span is not None:
+                    span = Span(span.file, span.line, span.col, span.line, span.col)
+                out.append((span, expression_too_deep(limit)))
+                break
+            children: list = []
+            if isinstance(node, A.Let):
+                # each binding is a scope around the next one and the body
+                for i, b in enumerate(node.bindings):
+                    children.append((b, depth + 1 + i))
+                children.append((node.body, depth + len(node.bindings)))
+            elif isinstance(node, A.ApplyToEach):
+                k = len(node.generators)
+                for i, g in enumerate(node.generators):
+                    children.append((g, depth + 1 + i))
+                for x in (node.body, node.filter):
+                    if x is not None:
+                        children.append((x, depth + k))
+            else:
+                for name in _subtree_fields(type(node)):
+                    x = getattr(node, name, None)
+                    if isinstance(x, (tuple, list)):
+                        children.extend((y, depth + 1) for y in x if _is_node(y))
+                    elif _is_node(x):
+                        children.append((x, depth + 1))
+            # visit in source order: the first sub-expression past the limit is reported
+            for child, d in reversed(children):
+                stack.append((child, d, span))
+    return out
