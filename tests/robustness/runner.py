@@ -16,6 +16,8 @@ A worker that dies (a crash of the interpreter, the kernel's OOM killer) is repo
 ``hang``        no answer within the budget
 ``crash``       the worker process died
 
+(and :func:`run_backends` adds ``slow`` and ``unbounded recursion``, see there)
+
 and :func:`disagreement` compares the backends' answers to one input (exit status, output and
 messages must be the same).
 """
@@ -191,33 +193,60 @@ class Outcome:
     argvs: dict             # backend -> argv
     diff: Optional[str]     # the backends' disagreement, if any
 
-    def defects(self) -> list:
-        out = [(b, v) for b, v in self.verdicts.items() if v in DEFECTS]
+    def defects(self, strict: bool = False) -> list:
+        """(backend, verdict) of each defect; ``strict``: ``slow`` is one."""
+        bad = DEFECTS + (("slow",) if strict else ())
+        out = [(b, v) for b, v in self.verdicts.items() if v in bad]
         if self.diff is not None:
             out.append(("both", "disagree"))
         return out
 
 
+#: the other backends may take this many times the interpreter's time (at least
+#: MIN_RELATIVE_BUDGET seconds, at most the budget) before they count as slow
+RELATIVE_BUDGET = 20.0
+MIN_RELATIVE_BUDGET = 20.0
+
+
 def run_backends(worker: Worker, path: str, budget: float, unbounded_budget: float,
                  lcu_unfused: bool = False, exact_carets: bool = False) -> Outcome:
     """``nessie run --backend B path`` for B in BACKENDS (interp first), verdicts and the
-    comparison of the answers.  A program that recursed too deep on the interpreter (depth
-    first) may run for ever when flattened (breadth first: a branching recursion does twice the
-    work at each level before it is deep enough to fail), so the other backends then get
-    ``unbounded_budget``, running out of it is the verdict ``unbounded recursion`` (no defect)
-    and their answers are not compared: they only have to give up without a traceback."""
+    comparison of the answers.
+
+    * A program that recursed too deep on the interpreter (depth first) may run for ever when
+      flattened (breadth first: a branching recursion does twice the work at each level before
+      it is deep enough to fail), so the other backends then get ``unbounded_budget``; running
+      out of it is the verdict ``unbounded recursion``, and the answers are not compared: they
+      only have to give up without a traceback.
+    * A program the interpreter ran within its budget gets ``RELATIVE_BUDGET`` times the
+      interpreter's time on the other backends (at least ``MIN_RELATIVE_BUDGET`` s); running
+      out of it is the verdict ``slow`` (a known gap of flattening: a recursion in both
+      branches of a conditional makes a lifted call per branch and level, so collatz over
+      [1:3030] takes minutes on λcu, 0.8 s on the interpreter), a defect only in strict runs.
+    """
     verdicts, answers, argvs = {}, {}, {}
     unbounded = False
+    relative = None
     for b in BACKENDS:
         argv = ["run", "--backend", b] + (["--no-fuse"] if b == "lcu" and lcu_unfused else [])
         argv.append(str(path))
-        a = worker.run(argv, unbounded_budget if unbounded else budget)
+        if unbounded:
+            limit = unbounded_budget
+        elif relative is not None:
+            limit = relative
+        else:
+            limit = budget
+        a = worker.run(argv, limit)
         v = classify(a)
         if unbounded and v == "hang":
             v = "unbounded recursion"
+        elif relative is not None and v == "hang" and relative < budget:
+            v = "slow"
         verdicts[b], answers[b], argvs[b] = v, a, argv
         unbounded = unbounded or RECURSION_TOO_DEEP in a.err
+        if relative is None and v in ("ok", "error"):
+            relative = min(budget, max(MIN_RELATIVE_BUDGET, RELATIVE_BUDGET * a.seconds))
     diff = None
-    if not unbounded and not any(v in DEFECTS for v in verdicts.values()):
+    if not unbounded and not any(v in DEFECTS + ("slow",) for v in verdicts.values()):
         diff = disagreement(answers, exact_carets)
     return Outcome(verdicts, answers, argvs, diff)

@@ -16,6 +16,8 @@ half a minute on 2 cores); ``NESSIE_ROBUSTNESS_BUDGET`` seconds per run (default
 ``tests/robustness/campaign.py`` runs long campaigns and counts verdicts per class.
 
 Known limits, outside this suite's reach by default (``NESSIE_ROBUSTNESS_FULL=1`` lifts them):
+a λcu run that takes more than 20 times the interpreter's time (at least 20 s) is counted
+``slow`` in the summary, not failed (``runner.run_backends`` says why such programs exist);
 on ``lcu`` the ``deep`` class runs unfused, and its shapes that nest *sequences* (``[[[1]]]``,
 nested apply-to-each) stop at 40 levels.  Fusion time grows steeply with nesting (a literal
 33 sequences deep: over 20 s) and flattening time grows faster than the square of the sequence
@@ -34,7 +36,7 @@ from hypothesis import strategies as st
 
 from conftest import COUNTS, SEED
 from mutate import CLASSES, mutate, seed_files, source
-from runner import DEFECTS, describe, run_backends
+from runner import describe, run_backends
 
 EXAMPLES = int(os.environ.get("NESSIE_ROBUSTNESS_EXAMPLES", "25"))
 BUDGET = float(os.environ.get("NESSIE_ROBUSTNESS_BUDGET", "60"))
@@ -71,8 +73,8 @@ def test_mutated_program(worker, inputs_dir, cls, data):
     if out.diff is not None:
         COUNTS[(cls, "both")]["disagree"] += 1
     where = f"{path} (a {cls} mutation of {rel}; NESSIE_ROBUSTNESS_SEED={SEED})"
-    for b, v in out.verdicts.items():
-        assert v not in DEFECTS, \
+    for b, v in out.defects(strict=FULL):
+        assert b == "both", \
             f"nessie {' '.join(out.argvs[b])}: {where}\n{describe(out.answers[b], v)}"
     assert out.diff is None, f"{where}: {out.diff}"
 
