@@ -37,6 +37,8 @@ import threading
 from collections import Counter
 from typing import Any, Callable, Optional
 
+import numpy as np
+
 from . import ir
 from .errors import LcuRuntimeError
 from .values import dtype_of
@@ -201,11 +203,13 @@ class Executor:
                 n = r.sd_field_length(self.exp(e.vec.sd, env), e.vec.field)
             else:
                 n = r.length(self.exp(e.vec, env))
-            return dtype_of(e.ity).type(n)
+            dt = dtype_of(e.ity)
+            if n > np.iinfo(dt).max:
+                raise MemoryError(f"a vector of {n} elements ({dt} lengths)")
+            return dt.type(n)
         if isinstance(e, ir.SegVec):
             return r.sd_field(self.exp(e.sd, env), e.field, dtype_of(e.ity))
         if isinstance(e, ir.VecLit):
-            import numpy as np
             dt = dtype_of(e.elem)
             return r.vec_from_host(np.asarray([self.exp(x, env) for x in e.elems],
                                               dtype=dt).reshape(-1))

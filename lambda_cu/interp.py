@@ -813,7 +813,11 @@ class NumpyRunner:
     def make_sd(lengths: np.ndarray, loc: Optional[str]) -> SegDes:
         if lengths.shape[0] and lengths.min() < 0:
             raise LcuRuntimeError(loc, MSG_NEG_LENGTH)
-        return SegDes(lengths)
+        sd = SegDes(lengths)
+        if sd.total > _INT32_MAX:
+            # int32 segment offsets (as on the device): reported as values that do not fit
+            raise MemoryError("a nested sequence of more than 2^31 - 1 elements")
+        return sd
 
     @staticmethod
     def to_host(v: Any) -> Any:
@@ -834,6 +838,9 @@ class NumpyRunner:
     @staticmethod
     def sync() -> None:
         pass
+
+
+_INT32_MAX = 2**31 - 1
 
 
 class Interpreter(Executor):

@@ -356,7 +356,7 @@ def run_lcu(c: Compiled, flat, out: TextIO, *, print_length: int = 100, check: b
     from lambda_cu import interp as LI
     from lambda_cu.executor import Executor
     from nessie.interp.printing import format_binding, format_function
-    from nessie.limits import RECURSION_TOO_DEEP
+    from nessie.limits import OUT_OF_MEMORY, RECURSION_TOO_DEEP
     from nessie.interp.eval import pattern_text
 
     dts = _datatypes(c)
@@ -380,15 +380,17 @@ def run_lcu(c: Compiled, flat, out: TextIO, *, print_length: int = 100, check: b
             top = next(others)
             if top.kind in ("val", "exp"):
                 b = next(main)
-                deep = False
+                fail = None
                 with np.errstate(all="ignore"):
                     try:
                         v = it.exp(b.rhs, it.globals)
                     except RecursionError:
-                        deep = True     # raised below, once the traceback's frames are freed
+                        fail = RECURSION_TOO_DEEP   # raised below, once the traceback's
+                    except MemoryError:             # frames (or partial values) are freed
+                        fail = OUT_OF_MEMORY
                     runner.sync()       # an earlier kernel's error comes first
-                if deep:
-                    raise RuntimeNeslError(top.item.exp.span, RECURSION_TOO_DEEP)
+                if fail is not None:
+                    raise RuntimeNeslError(top.item.exp.span, fail)
                 it.bind(b, v, it.globals)
                 vals = [runner.to_host(it.globals[n]) for n in top.leaves]
                 if plen[0] is not None and plen[0] >= 0:

@@ -27,6 +27,14 @@ the error is reported at the first sub-expression past the limit, with the other
 Run-time recursion (a NESL function calling itself a million times) is not bounded here: each
 backend runs programs on a big stack and reports ``RUNTIME ERROR: recursion too deep.``
 (:data:`RECURSION_TOO_DEEP`) at the top-level expression whose evaluation exhausted it.
+
+Memory is not bounded either: a program whose values do not fit (Python's ``MemoryError`` on the
+interpreter, a failed allocation on λcu or the device, or a nested sequence whose flattened
+representation would hold more than 2^31 - 1 elements, the int32 segment descriptors' limit) is
+reported by every backend as ``RUNTIME ERROR: out of memory.`` (:data:`OUT_OF_MEMORY`) at the
+top-level expression being evaluated.  Where a backend runs out first depends on its
+representation (the interpreter builds Python tuples, the others flat vectors), so this is the
+one runtime error whose occurrence may differ between backends.
 """
 from __future__ import annotations
 
@@ -39,7 +47,7 @@ from typing import Any, Callable, Optional
 
 from nessie.diagnostics import Span
 
-__all__ = ["MAX_EXPR_DEPTH", "STACK_SIZE", "RECURSION_LIMIT", "RECURSION_TOO_DEEP",
+__all__ = ["MAX_EXPR_DEPTH", "STACK_SIZE", "RECURSION_LIMIT", "RECURSION_TOO_DEEP", "OUT_OF_MEMORY",
            "run_deep", "depth_errors", "expression_too_deep"]
 
 
@@ -59,6 +67,8 @@ STACK_SIZE = 512 * 1024 * 1024
 RECURSION_LIMIT = 1_000_000
 #: the runtime error every backend reports when a program's recursion exhausts the stack
 RECURSION_TOO_DEEP = "RUNTIME ERROR: recursion too deep."
+#: the runtime error every backend reports when a program's values do not fit in memory
+OUT_OF_MEMORY = "RUNTIME ERROR: out of memory."
 
 _local = threading.local()
 

@@ -391,6 +391,9 @@ class Session:
         except RecursionError:
             self._restore_mono(snap)
             self._error("error: recursion too deep")
+        except MemoryError:
+            self._restore_mono(snap)
+            self._error("error: out of memory")
         except Exception:  # noqa: BLE001 - a Nessie bug; the session goes on
             self._restore_mono(snap)
             self._error(traceback.format_exc().rstrip() + "\nnessie: internal error (this is a "
@@ -588,11 +591,13 @@ class Session:
         for m in mono_items:
             if not isinstance(m, (T.ValBind, T.ExpItem)):
                 continue
-            deep = False
+            deep = None
             try:
                 value = self._compiled_value(m.exp)
             except RecursionError:
-                deep = True           # raised below, once the traceback's frames are freed
+                deep = "recursion"    # raised below, once the traceback's frames are freed
+            except MemoryError:
+                deep = "memory"
             except _CannotRun as e:
                 if self.backend != "auto":
                     raise BackendCannotRun(f"the {self.backend} backend cannot run this item: "
@@ -601,9 +606,10 @@ class Session:
                             f"{e}")
                 self.interp.run_item(m)
                 continue
-            if deep:
-                from nessie.limits import RECURSION_TOO_DEEP
-                raise RuntimeNeslError(m.exp.span, RECURSION_TOO_DEEP)
+            if deep is not None:
+                from nessie.limits import OUT_OF_MEMORY, RECURSION_TOO_DEEP
+                raise RuntimeNeslError(m.exp.span, RECURSION_TOO_DEEP if deep == "recursion"
+                                       else OUT_OF_MEMORY)
             rt = self.rt
             if isinstance(m, T.ValBind):
                 self.interp.compiler.pattern(m.pattern)(value, self.interp.globals)
@@ -679,7 +685,7 @@ class Session:
             host = [runner.to_host(x) for x in out]
         except LcuRuntimeError as err:
             raise RuntimeNeslError(driver._span_of_loc(err.location), err.message) from None
-        except (RuntimeNeslError, KeyboardInterrupt, RecursionError):
+        except (RuntimeNeslError, KeyboardInterrupt, RecursionError, MemoryError):
             raise
         except Exception as e:  # noqa: BLE001 - the lowering or the device failed
             raise _CannotRun(f"{type(e).__name__}: {e}") from None

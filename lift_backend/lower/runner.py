@@ -259,6 +259,7 @@ class OpenCLRunner:
         self._lowered: dict[str, _LoweredKernel] = {}
         self._pending: list = []          # sites of each SOAC launched since the last sync
         self._temps = 0
+        self._max_alloc = int(device.max_mem_alloc_size)
         self.err = self._alloc(4)
         self._temps = 0
         cl.enqueue_fill_buffer(self.queue, self.err, np.int32(_INT_MAX), 0, 4)
@@ -278,7 +279,13 @@ class OpenCLRunner:
         no owner, until the SOAC being run finishes: a temporary)."""
         cl = self.cl
         size = max(int(nbytes), 8)
-        buf = cl.Buffer(self.ctx, cl.mem_flags.READ_WRITE, size)
+        if size > self._max_alloc:
+            raise MemoryError(f"a buffer of {size} bytes (the device allocates at most "
+                              f"{self._max_alloc})")
+        try:
+            buf = cl.Buffer(self.ctx, cl.mem_flags.READ_WRITE, size)
+        except cl.MemoryError as e:          # the driver's allocation failure
+            raise MemoryError(str(e)) from None
         st = self.stats
         st.live_bytes += size
         st.peak_bytes = max(st.peak_bytes, st.live_bytes)
@@ -509,8 +516,8 @@ class OpenCLRunner:
             h = np.empty(1, np.int64)
             self._read([(h, total)])
             if h[0] > _INT_MAX:
-                raise LcuRuntimeError(loc, "RUNTIME ERROR: nested sequence of more than 2^31 - 1 "
-                                           "elements (the OpenCL backend's limit)")
+                # int32 offsets: reported as every backend reports values that do not fit
+                raise MemoryError("a nested sequence of more than 2^31 - 1 elements")
             return int(h[0])
         return DSd(lengths, offs, fetch)
 

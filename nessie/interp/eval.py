@@ -342,12 +342,14 @@ class Interpreter:
     def _evaluate(self, exp: Any) -> Any:
         """The value of a top-level expression; a recursion that exhausts the stack is
         ``RUNTIME ERROR: recursion too deep.`` at the expression (as on every backend)."""
-        from nessie.limits import RECURSION_TOO_DEEP
+        from nessie.limits import OUT_OF_MEMORY, RECURSION_TOO_DEEP
         try:
             return self.compiler.exp(exp)({})
         except RecursionError:
-            pass          # raised below, once the million frames of the traceback are freed
-        raise E.RuntimeNeslError(exp.span, RECURSION_TOO_DEEP)
+            msg = RECURSION_TOO_DEEP  # raised below, once the traceback's frames are freed
+        except MemoryError:
+            msg = OUT_OF_MEMORY       # likewise, once the partial values are freed
+        raise E.RuntimeNeslError(exp.span, msg)
 
     def set_option(self, item: T.SetItem) -> None:
         if item.name == "print_length":

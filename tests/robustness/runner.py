@@ -34,6 +34,9 @@ from typing import Optional
 #: mutation that turns ``1000`` into ``10001000`` does not make a minute-long computation
 WORKER_MAX_SEQ_LENGTH = 1 << 20
 
+#: address space of the worker process (NESSIE_ROBUSTNESS_MEMORY bytes; default 4 GiB)
+WORKER_MEMORY = int(os.environ.get("NESSIE_ROBUSTNESS_MEMORY", str(4 << 30)))
+
 _LOCATED = re.compile(r"^\S.*:\d+:\d+: error: ", re.M)
 _BAD = ("Traceback (most recent call last)", "internal compiler error", "internal error")
 
@@ -44,6 +47,11 @@ def _worker(conn) -> None:  # pragma: no cover - runs in the child process
     import traceback
 
     os.environ.setdefault("NESSIE_MAX_SEQ_LENGTH", str(WORKER_MAX_SEQ_LENGTH))
+    # bounded memory: a program whose values do not fit fails with MemoryError (every backend
+    # reports "RUNTIME ERROR: out of memory." at the top-level expression) instead of waking
+    # the kernel's OOM killer
+    import resource
+    resource.setrlimit(resource.RLIMIT_AS, (WORKER_MEMORY, WORKER_MEMORY))
     from nessie import cli
 
     while True:
@@ -184,6 +192,8 @@ def describe(a: Answer, verdict: Optional[str] = None) -> str:
 BACKENDS = ("interp", "lcu")
 #: the text of every backend's runtime error for a recursion that exhausted the stack
 RECURSION_TOO_DEEP = "RUNTIME ERROR: recursion too deep."
+#: ... and for values that do not fit in memory (the worker's WORKER_MEMORY)
+OUT_OF_MEMORY = "RUNTIME ERROR: out of memory."
 
 
 @dataclass
@@ -218,6 +228,11 @@ def run_backends(worker: Worker, path: str, budget: float, unbounded_budget: flo
       it is deep enough to fail), so the other backends then get ``unbounded_budget``; running
       out of it is the verdict ``unbounded recursion``, and the answers are not compared: they
       only have to give up without a traceback.
+    * A program whose values do not fit in the worker's memory (``OUT_OF_MEMORY``) ends with
+      that located error on a backend, the verdict ``out of memory``: where a backend runs
+      out depends on its representation (Python tuples or flat vectors), so the answers are
+      not compared, and after the interpreter ran out the others get ``unbounded_budget``
+      (running out of it is ``out of memory`` as well); no traceback is allowed.
     * A program the interpreter ran within its budget gets ``RELATIVE_BUDGET`` times the
       interpreter's time on the other backends (at least ``MIN_RELATIVE_BUDGET`` s); running
       out of it is the verdict ``slow`` (a known gap of flattening: a recursion in both
@@ -238,15 +253,21 @@ def run_backends(worker: Worker, path: str, budget: float, unbounded_budget: flo
             limit = budget
         a = worker.run(argv, limit)
         v = classify(a)
-        if unbounded and v == "hang":
+        if v == "error" and OUT_OF_MEMORY in a.err:
+            v = "out of memory"
+        if unbounded == "memory" and v == "hang":
+            v = "out of memory"
+        elif unbounded and v == "hang":
             v = "unbounded recursion"
         elif relative is not None and v == "hang" and relative < budget:
             v = "slow"
         verdicts[b], answers[b], argvs[b] = v, a, argv
-        unbounded = unbounded or RECURSION_TOO_DEEP in a.err
+        unbounded = unbounded or (RECURSION_TOO_DEEP in a.err and "recursion") or \
+            (OUT_OF_MEMORY in a.err and "memory")
         if relative is None and v in ("ok", "error"):
             relative = min(budget, max(MIN_RELATIVE_BUDGET, RELATIVE_BUDGET * a.seconds))
     diff = None
-    if not unbounded and not any(v in DEFECTS + ("slow",) for v in verdicts.values()):
+    if not unbounded and not any(v in DEFECTS + ("slow", "out of memory")
+                                 for v in verdicts.values()):
         diff = disagreement(answers, exact_carets)
     return Outcome(verdicts, answers, argvs, diff)

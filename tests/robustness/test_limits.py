@@ -9,7 +9,7 @@ import time
 import pytest
 
 from nessie import cli
-from nessie.limits import MAX_EXPR_DEPTH, RECURSION_TOO_DEEP
+from nessie.limits import MAX_EXPR_DEPTH, OUT_OF_MEMORY, RECURSION_TOO_DEEP
 
 BACKENDS = ["interp", "lcu"]
 
@@ -223,3 +223,43 @@ def test_set_print_length_needs_a_number(capsys, tmp_path, backend, arg):
     rc, out, err = run(capsys, tmp_path, f"1;\nset print_length {arg};\n", backend=backend)
     assert (rc, out) == (1, "")
     assert located(err, 2, 1, "set print_length needs a number, 0 or more")
+
+
+# ----------------------------------------------------------------------------- out of memory
+OOM_PROGRAM = ("function triangle(n) = {[0:i] : i in [0:n]};\n1 + 2;\n"
+               "sum({sum(row) : row in triangle(100100)});\n4;\n")
+OOM_OUT = "triangle = fn : int -> [[int]]\nit = 3 : int\n"
+
+
+@pytest.mark.parametrize("backend", ["lcu", "opencl"])
+def test_nested_total_beyond_int32_is_out_of_memory(capsys, tmp_path, backend):
+    """5 * 10^9 elements in all: the flattened backends' int32 segment descriptors cannot hold
+    them; reported like any values that do not fit, at the top-level expression."""
+    rc, out, err = run(capsys, tmp_path, OOM_PROGRAM, backend=backend)
+    assert (rc, out) == (1, OOM_OUT)
+    assert located(err, 3, 1, OUT_OF_MEMORY), err
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_memory_exhaustion_is_a_located_error(tmp_path, backend):
+    """With the address space limited to 3 GiB, the interpreter's tuples (and λcu's vectors)
+    run out: a located ``out of memory`` after the preceding results, exit status 1."""
+    import resource
+    import subprocess
+    import sys
+
+    path = tmp_path / "p.nesl"
+    path.write_text(OOM_PROGRAM)
+    limit = 3 << 30
+
+    def cap():
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+    t0 = time.perf_counter()
+    p = subprocess.run([sys.executable, "-m", "nessie", "run", "--backend", backend, "p.nesl"],
+                       cwd=tmp_path, capture_output=True, text=True, preexec_fn=cap,
+                       timeout=120)
+    assert "Traceback" not in p.stderr and "internal" not in p.stderr, p.stderr
+    assert (p.returncode, p.stdout) == (1, OOM_OUT), p.stderr
+    assert located(p.stderr, 3, 1, OUT_OF_MEMORY), p.stderr
+    assert time.perf_counter() - t0 < 60
