@@ -58,6 +58,33 @@ class Span:
     def __str__(self) -> str:
         return f"{self.file}:{self.line}:{self.col}"
 
+    def loc(self) -> str:
+        """The span as the location string of a λcu node: ``FILE:LINE:COL`` and, when the span
+        is longer than its start, ``-END_LINE:END_COL`` (read back by :meth:`from_loc`, so a
+        compiled backend's runtime error underlines what the interpreter's does)."""
+        if (self.end_line, self.end_col) in ((self.line, self.col), (0, 0)):
+            return str(self)
+        return f"{self}-{self.end_line}:{self.end_col}"
+
+    @staticmethod
+    def from_loc(loc: Optional[str]) -> Optional["Span"]:
+        """The span of a location string of :meth:`loc`'s forms; None if it is not one."""
+        if not loc:
+            return None
+        head, _, end = loc.rpartition("-")
+        if head and ":" in end and end.replace(":", "").isdigit():
+            try:
+                file, line, col = head.rsplit(":", 2)
+                el, ec = end.split(":")
+                return Span(file, int(line), int(col), int(el), int(ec))
+            except ValueError:
+                pass
+        try:
+            file, line, col = loc.rsplit(":", 2)
+            return Span(file, int(line), int(col), int(line), int(col))
+        except ValueError:
+            return None
+
 
 NO_SPAN = Span("<unknown>", 0, 0, 0, 0)
 

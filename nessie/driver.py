@@ -326,13 +326,7 @@ def make_externs(c: Compiled, flat, out: TextIO, *, int_bits: int = 32, print_le
 
 
 def _span_of_loc(loc: Optional[str]) -> Optional[Span]:
-    if not loc:
-        return None
-    try:
-        file, line, col = loc.rsplit(":", 2)
-        return Span(file, int(line), int(col), int(line), int(col))
-    except ValueError:
-        return None
+    return Span.from_loc(loc)
 
 
 def make_runner(backend: str = "lcu", device: Optional[str] = None, profile: bool = False):

@@ -175,7 +175,7 @@ def scalar_apply(fl, e: T.Call, args: list, ctx: Optional[Ctx]):
 
 def _loc(e) -> Optional[str]:
     sp = getattr(e, "span", None)
-    return None if sp is None else f"{sp.file}:{sp.line}:{sp.col}"
+    return None if sp is None else sp.loc()
 
 
 # ------------------------------------------------------------------------------ monoids

@@ -66,7 +66,7 @@ def loc_of(node) -> Optional[str]:
     sp = getattr(node, "span", None)
     if sp is None:
         return None
-    return f"{sp.file}:{sp.line}:{sp.col}"
+    return sp.loc()
 
 
 class Flattener:

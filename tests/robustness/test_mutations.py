@@ -22,9 +22,9 @@ on ``lcu`` the ``deep`` class runs unfused, and its shapes that nest *sequences*
 nested apply-to-each) stop at 40 levels.  Fusion time grows steeply with nesting (a literal
 33 sequences deep: over 20 s) and flattening time grows faster than the square of the sequence
 depth (a literal 100 deep: 1.5 s at the top level, 40 s inside an apply-to-each; 900 deep:
-150 s); both belong to issue 11's "fusion time grows steeply with nesting" item.  And the
-messages are compared with a caret line's ``~~~`` underline left out: λcu's runtime errors
-print one ``^`` (issue 11's "make the caret the same on every backend" item).
+150 s); both belong to issue 11's "fusion time grows steeply with nesting" item.  Messages
+are compared whole, caret underlines (``^~~~``) included: every backend underlines the same
+expression.
 """
 from __future__ import annotations
 
@@ -67,7 +67,7 @@ def test_mutated_program(worker, inputs_dir, cls, data):
     path = inputs_dir / f"{cls}-{sum(COUNTS[(cls, 'interp')].values())}.nesl"
     path.write_bytes(src)
     out = run_backends(worker, path, BUDGET, UNBOUNDED_BUDGET, lcu_unfused=limited,
-                       exact_carets=FULL)
+                       exact_carets=True)
     for b, v in out.verdicts.items():
         COUNTS[(cls, b)][v] += 1
     if out.diff is not None:
