@@ -20,7 +20,7 @@ from typing import Optional
 
 from lambda_cu import ir
 from lambda_cu.types import BOOL, CHAR, FLOAT, INT, FloatT, VecT
-from nessie.interp import errors as E
+from nessie import errors_text as E
 from nessie.types import typed_ast as T
 from nessie.types import types as nt
 
@@ -381,7 +381,7 @@ _MSG_TOO_LONG = "RUNTIME ERROR: " + E.SEQUENCE_TOO_LONG
 
 def _length_check(fl, n: ir.Exp, ctx, loc, lifted: bool = False):
     """The interpreter's limit on the length of a sequence built from a count (``dist``,
-    ranges; see ``nessie.interp.errors.MAX_SEQ_LENGTH``), checked on the host before anything of
+    ranges; see ``nessie.errors_text.MAX_SEQ_LENGTH``), checked on the host before anything of
     that size is allocated: ``n`` is the length (a host int, the same for every instance of
     ``ctx`` if any) or, when ``lifted``, the vector of the instances' lengths.  Constant lengths
     within the limit need no check."""
@@ -645,22 +645,21 @@ def rank(fl, e, sv, ctx, descending=False, then_permute=False):
 
 
 def write(fl, e, dv, pv, ctx):
-    """``d <- [(i, v), ...]``: a SCATTER into a copy of ``d`` (base element types)."""
+    """``d <- [(i, v), ...]``: a copy of ``d`` with ``v`` written at ``i`` (the last pair wins on
+    repeated indices; an index outside ``d`` is out of bounds).  Elements of base type and
+    tuples of them are one SCATTER (several destination vectors); elements holding sequences
+    are a segmented scatter: a SCATTER of the writing pair's index into a vector of -1 (the
+    winner of each position of ``d``), then every position takes its element, with all the
+    segments below it, from ``d`` or from the values (``combine``)."""
     b = fl.b
     loc = _loc(e)
     if ctx is None or (is_uniform(dv) and is_uniform(pv)):
         d = uniform_rep(dv)
         ix, vals = uniform_rep(pv).items
-        if not isinstance(d, R.Vec):
-            raise R.FlattenUnsupported("<- on sequences of non-scalar elements")
         n = R.length(b, ix)
-        r = b.soac(ir.Scatter((d.e,), thunk([("i", INT)], R.idx(vals.e, I)),
-                              thunk([("i", INT)], R.idx(ix.e, I)), n, loc), [VecT(d.elem)], "w")[0]
-        return U(R.Vec(r, d.elem))
+        return U(_scatter_into(b, d, vals, thunk([("i", INT)], R.idx(ix.e, I)), n, loc))
     ds = _as_seg(materialise(b, dv, ctx, fl.tm, e.fun_type.arg.fst))
     ps = _as_seg(materialise(b, pv, ctx, fl.tm, e.fun_type.arg.snd))
-    if not isinstance(ds.data, R.Vec):
-        raise R.FlattenUnsupported("<- on sequences of non-scalar elements")
     ix, vals = ps.data.items
     n = b.bind(ir.Length(R.ids_of(ps.sd)), INT, "tot")
     k = R.idx(R.ids_of(ps.sd), I)
@@ -668,9 +667,42 @@ def write(fl, e, dv, pv, ctx):
     ok = R.p("and", R.p("ge", i, R.c_int(0)), R.p("lt", i, R.idx(R.lens_of(ds.sd), k)))
     probe = b.bind(R.lens_of(ds.sd), VecT(INT), "lens")
     gi = ir.If(ok, R.p("add", R.idx(R.offs_of(ds.sd), k), i), _fail_int(probe, loc))
-    r = b.soac(ir.Scatter((ds.data.e,), thunk([("i", INT)], R.idx(vals.e, I)),
-                          thunk([("i", INT)], gi), n, loc), [VecT(ds.data.elem)], "w")[0]
-    return L(R.Seg(ds.sd, R.Vec(r, ds.data.elem)), None)
+    return L(R.Seg(ds.sd, _scatter_into(b, ds.data, vals, thunk([("i", INT)], gi), n, loc)), None)
+
+
+def _flat_rep(r) -> bool:
+    """A sequence representation of base elements or (nested) tuples of them: vectors only."""
+    return isinstance(r, R.Vec) or (isinstance(r, R.Tup) and all(_flat_rep(x) for x in r.items))
+
+
+def _vecs(r) -> list:
+    return [r] if isinstance(r, R.Vec) else [v for x in r.items for v in _vecs(x)]
+
+
+def _rebuild(r, vecs: list):
+    """The representation shaped like the flat ``r`` over the vectors ``vecs`` (in order)."""
+    if isinstance(r, R.Vec):
+        return vecs.pop(0)
+    return R.Tup(tuple(_rebuild(x, vecs) for x in r.items))
+
+
+def _scatter_into(b, d, vals, target: ir.Thunk, n, loc):
+    """``d`` with ``vals[k]`` written at position ``target(k)`` for ``k < n`` (the SCATTER
+    checks the targets against ``#d`` at ``loc``; the last writer of a position wins)."""
+    if _flat_rep(d):
+        dv, vv = _vecs(d), _vecs(vals)
+        body = R.idx(vv[0].e, I) if len(vv) == 1 else ir.Tuple(tuple(R.idx(v.e, I) for v in vv))
+        outs = b.soac(ir.Scatter(tuple(v.e for v in dv), thunk([("i", INT)], body), target, n,
+                                 loc), [VecT(v.elem) for v in dv], "w")
+        return _rebuild(d, [R.Vec(o, v.elem) for o, v in zip(outs, dv)])
+    m = R.length_var(b, d)
+    none = R.map_vec(b, R.c_int(-1), m, INT, "wnone")
+    win = b.soac(ir.Scatter((none,), thunk([("i", INT)], I), target, n, loc), [VecT(INT)],
+                 "win")[0]
+    hit = R.p("ge", R.idx(win, I), R.c_int(0))
+    which = R.map_vec(b, ir.If(hit, R.c_int(1), R.c_int(0)), m, INT, "ww")
+    src = R.map_vec(b, ir.If(hit, R.idx(win, I), I), m, INT, "ws")
+    return R.combine(b, which, src, m, [d, vals])
 
 
 # ------------------------------------------------------------------------------ expansions
@@ -855,9 +887,13 @@ def _host_check(fl, ok, env: dict, ctx, loc, msg):
 
 def _eql(x: _X, a, b, tm):
     """Deep equality, expanded by type: ``==`` on scalars, componentwise on tuples, lengths
-    then elementwise on sequences."""
+    then elementwise on sequences; a datatype value as the value of its representation type
+    (the constructor's argument: the flattener represents it so)."""
     t = a.type
-    if tm.is_base(t) and not isinstance(t, nt.TData):
+    if isinstance(t, nt.TData):
+        u = tm.unfold(t)
+        return _eql(x, T.Var(a.name, u, a.span), T.Var(b.name, u, b.span), tm)
+    if tm.is_base(t):
         return x.call("==", _BOOL, a, b)
     if isinstance(t, nt.TPair):
         names = [x.fresh() for _ in range(4)]
@@ -871,7 +907,7 @@ def _eql(x: _X, a, b, tm):
         each = x.ate(_eql(x, x.var(u, t.elem), x.var(v, t.elem), tm), [(u, a), (v, b)])
         return T.If(x.call("==", _BOOL, x.length(a), x.length(b)), x.call("all", _BOOL, each),
                     x.lit(False, _BOOL), _BOOL, x.span)
-    raise R.FlattenUnsupported("eql on datatype values")
+    raise TypeError(f"eql on values of type {t!r}")
 
 
 def _components_t(t, n: int) -> list:

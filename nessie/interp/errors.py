@@ -1,36 +1,17 @@
 """Run-time errors of NESL programs, as raised by the reference interpreter.
 
 The error class is the front end's ``nessie.diagnostics.RuntimeNeslError(span, message)``
-so that the driver reports interpreter errors like every other diagnostic.  Messages are
-the text after ``RUNTIME ERROR:`` in the original NESL system; the ones the original
-system prints are copied verbatim, the others follow their style.
+so that the driver reports interpreter errors like every other diagnostic.  The message texts
+live in :mod:`nessie.errors_text` (shared with the flattener and the host library of the
+flattening backends) and are re-exported here.
 """
 
 from __future__ import annotations
 
-import os
-
 from nessie.diagnostics import RuntimeNeslError
-
-
-# Messages of the original system (NESL.md, "Runtime errors").
-SUBSCRIPT_OUT_OF_BOUNDS = "Sequence reference (a[i]) out of bounds."
-LENGTH_MISMATCH = "Length mismatch in an apply-to-each."
-DIVIDE_BY_ZERO = "Divide by zero."
-
-# Messages for the other errors NESL.md requires, in the same style.
-NOT_A_PERMUTATION = "Index sequence of permute is not a permutation."
-PARTITION_COUNTS = "Counts of partition do not sum to the length of the sequence."
-NEGATIVE_ISQRT = "isqrt of a negative number."
-FILE_ERROR = "Could not access file {name}: {reason}."
-FILE_FORMAT = "Could not read {kind} from file {name}: {token!r}."
-
-#: The longest sequence a program may build from a count (``index``, ``dist``, ranges), on every
-#: backend: past it the operation fails with SEQUENCE_TOO_LONG (at its place) before anything is
-#: allocated, instead of exhausting memory.  2^28 elements is 1 GiB of ints on the flattening
-#: backends; the environment variable NESSIE_MAX_SEQ_LENGTH changes it.
-MAX_SEQ_LENGTH = int(os.environ.get("NESSIE_MAX_SEQ_LENGTH", str(2**28)))
-SEQUENCE_TOO_LONG = f"Sequence too long (more than {MAX_SEQ_LENGTH} elements)."
+from nessie.errors_text import (DIVIDE_BY_ZERO, FILE_ERROR, FILE_FORMAT, LENGTH_MISMATCH,
+                                MAX_SEQ_LENGTH, NEGATIVE_ISQRT, NOT_A_PERMUTATION,
+                                PARTITION_COUNTS, SEQUENCE_TOO_LONG, SUBSCRIPT_OUT_OF_BOUNDS)
 
 __all__ = [
     "RuntimeNeslError",
