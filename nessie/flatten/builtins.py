@@ -849,10 +849,19 @@ def _expand(fl, e, args: list, env: dict, ctx):
         ex = _eql(x, vs[0], vs[1], fl.tm)
     elif name == "first":
         return args[0]
-    elif name in NESL_EXPANSIONS:
-        ex = _nesl_expansion(name, arg_types, res, e.span)
+    elif name in NESL_EXPANSIONS or name in TYPED_EXPANSIONS:
+        if name in TYPED_EXPANSIONS:
+            # the text depends on the element type: datatypes are replaced by their
+            # representation types (the values are represented so already)
+            arg_types = [_deep_unfold(fl.tm, t) for t in arg_types]
+            res = _deep_unfold(fl.tm, res)
+        ex, uses_library = _nesl_expansion(name, arg_types, res, e.span)
+        if uses_library:
+            for nm, fd in _library()[1].items():
+                fl.fundefs.setdefault(nm, fd)
         env3 = dict(env)
-        for p, v in zip(NESL_EXPANSIONS[name][0], args):
+        params = (NESL_EXPANSIONS.get(name) or TYPED_EXPANSIONS[name])[0]
+        for p, v in zip(params, args):
             env3["%" + p] = v
         return fl.tr(ex, env3, ctx)
     else:
@@ -924,6 +933,11 @@ def _components_t(t, n: int) -> list:
 # instance (argument types), every node gets the call's span (so run-time errors point at
 # the call, as on the interpreter), and the parameters are renamed ``%name`` so that they
 # cannot capture the caller's variables.  ``f``/``t`` are the booleans: not usable as names.
+# Every one is data-parallel: ranks (radix sorts), permutes, scans, segmented gathers.
+_COLLECT = ("let sp = permute(pairs, rank({k : (k, v) in pairs})); "
+            "sk = {k : (k, v) in sp}; sv = {v : (k, v) in sp}; "
+            "st = {j == 0 or k /= sk[max(j - 1, 0)] : k in sk; j in [0:#sk]} "
+            "in zip({k : k in sk; fl in st | fl}, partition(sv, length_from_flags(st)))")
 NESL_EXPANSIONS = {
     "enumerate": (("flags",), "plus_scan({btoi(fl) : fl in flags})"),
     "group_by": (("s", "n"),
@@ -938,36 +952,241 @@ NESL_EXPANSIONS = {
                    "in {if fl then v2[j2] else v1[j1] : fl in flags; j1 in e1; j2 in e2}"),
     "cond_put": (("v", "i", "flags", "d"),
                  "d <- {(j, x) : x in v; j in i; fl in flags | fl}"),
+    # rows become columns; all rows of the same length (else the interpreter's error)
+    "transpose": (("m",),
+                  "let w = if #m == 0 then 0 else #(m[0]) in "
+                  "if all({#r == w : r in m}) then {{r[j] : r in m} : j in [0:w]} "
+                  f"else error({E.LENGTH_MISMATCH!r})".replace("'", '"')),
+    "bottop": (("s",), "let h = (#s + 1) / 2 in [take(s, h), drop(s, h)]"),
+    # each set flag starts a segment that ends at the next one (or at the end)
+    "length_from_flags": (("flags",),
+                          "let st = pack_index(flags); k = #st "
+                          "in {select(j + 1 < k, st[min(j + 1, k - 1)], #flags) - s0 "
+                          ": s0 in st; j in [0:k]}"),
+    "split_index": (("flags",),
+                    "let nf = count({not fl : fl in flags}); ef = enumerate({not fl : fl in flags}); "
+                    "et = enumerate(flags) "
+                    "in ([nf, #flags - nf], {select(fl, nf + b, a) : fl in flags; a in ef; b in et})"),
+    "string_eql": (("a", "b"), "eql(a, b)"),
+    # the least index whose element equals v (-1 if none)
+    "find": (("v", "s"),
+             "let m = min_val({select(eql(v, x), j, #s) : x in s; j in [0:#s]}) "
+             "in select(m >= #s, -1, m)"),
+    "search_for_subseqs": (("w", "s"),
+                           "{j in [0:#s - #w + 1] | all({s[j + k] == c : c in w; k in [0:#w]})}"),
+    # a stable rank of the keys groups equal keys, each group in the original order
+    "collect": (("pairs",), _COLLECT),
+    "int_collect": (("pairs",), _COLLECT),
+    # distinct values of a ++ b in order of first occurrence: in the stable sort, the first of
+    # each run of equal values is its first occurrence
+    "union": (("a", "b"),
+              "let c = a ++ b; n = #c; r = rank(c); o = permute([0:n], r); "
+              "sc = {c[j] : j in o}; "
+              "st = {j == 0 or x /= sc[max(j - 1, 0)] : x in sc; j in [0:n]}; "
+              "keep = dist(f, n) <- {(q, t) : q in o; fl in st | fl} "
+              "in {x : x in c; k in keep | k}"),
+    # distinct values of a (first occurrences) that occur in b: a run of equal values of
+    # a ++ b starts with an element of a and ends with one of b
+    "intersection": (("a", "b"),
+                     "let na = #a; c = a ++ b; n = #c; r = rank(c); o = permute([0:n], r); "
+                     "sc = {c[j] : j in o}; "
+                     "st = {j == 0 or x /= sc[max(j - 1, 0)] : x in sc; j in [0:n]}; "
+                     "g = partition(o, length_from_flags(st)); "
+                     "keep = dist(f, na) <- {(y[0], t) : y in g | y[0] < na and y[#y - 1] >= na} "
+                     "in {x : x in a; k in keep | k}"),
+    "mark_duplicates": (("s",), "{x == j : x in name(s); j in [0:#s]}"),
+    "remove_duplicates": (("s",), "{x : x in s; m in mark_duplicates(s) | m}"),
+    # lines end at newlines; a final newline does not start an empty line
+    "linify": (("s",),
+               "let n = #s; nl = pack_index({c == newline : c in s}); "
+               "k = select(any({c == newline : c in drop(s, max(n - 1, 0))}), #nl, #nl + 1); "
+               "starts = take([0] ++ {q + 1 : q in nl}, k); ends = take(nl ++ [n], k) "
+               "in {{s[j] : j in [a:b]} : a in starts; b in ends}"),
+    # words: maximal runs of characters other than space, tab, newline and return
+    "wordify": (("s",),
+                "let n = #s; "
+                "ws = {c == space or c == tab or c == newline or c == code_char(13) : c in s}; "
+                "st = {not w and (j == 0 or ws[max(j - 1, 0)]) : w in ws; j in [0:n]}; "
+                "en = {not w and (j == n - 1 or ws[min(j + 1, n - 1)]) : w in ws; j in [0:n]}; "
+                "a = pack_index(st); b = {q + 1 : q in pack_index(en)} "
+                "in {{s[j] : j in [x:y]} : x in a; y in b}"),
+    "||": (("s", "n"),
+           "let fill = dist(space, max(abs(n) - #s, 0)) in if n >= 0 then fill ++ s else s ++ fill"),
 }
+
+
+def _dense2(a: str, b: str) -> str:
+    """NESL text: dense ids (0, 1, ...) of the pairs ``(a[i], b[i])`` of two int sequences
+    (variables): equal pairs get equal ids, ids ordered as the pairs are.  A lexicographic
+    sort by two stable rank passes, last key first."""
+    return (f"let n = #{a}; o1 = permute([0:n], rank({b})); "
+            f"o = permute(o1, rank({{{a}[j] : j in o1}})); "
+            f"sa = {{{a}[j] : j in o}}; sb = {{{b}[j] : j in o}}; "
+            f"st = {{btoi(j > 0 and (x /= sa[max(j - 1, 0)] or y /= sb[max(j - 1, 0)])) "
+            f": x in sa; y in sb; j in [0:n]}}; "
+            f"dd = {{x + y : x in plus_scan(st); y in st}} "
+            f"in permute(dd, o)")
+
+
+def _dense1(k: str) -> str:
+    """NESL text: dense ids of the elements of the ordinal sequence (variable) ``k``."""
+    return (f"let n = #{k}; r = rank({k}); o = permute([0:n], r); sk = {{{k}[j] : j in o}}; "
+            f"st = {{btoi(j > 0 and x /= sk[max(j - 1, 0)]) : x in sk; j in [0:n]}}; "
+            f"dd = {{x + y : x in plus_scan(st); y in st}} "
+            f"in {{dd[j] : j in r}}")
+
+
+#: A library function of the expansions (recursive, so not an expansion itself): the prefix
+#: doubling of suffix-array construction.  ``ids`` names every element of a segmented sequence
+#: (ids >= 0), ``rem`` is each element's distance to the end of its segment; while ``step`` is
+#: less than the longest segment ``mx``, each element's id becomes the id of the pair (its id,
+#: the id ``step`` elements further in its segment, or -1 past the end).  After round k an id
+#: names the element's next ``2^k`` elements (cut at the segment's end), so at the end the id of
+#: a segment's first element names the whole segment: equal segments, equal ids.
+_LIB_TEXT = (f"function nessie_segment_ids(ids, rem, step, mx) = "
+             f"if step >= mx then ids "
+             f"else let nxt = {{select(r > step, ids[min(j + step, #ids - 1)], -1) "
+             f": r in rem; j in [0:#ids]}} "
+             f"in nessie_segment_ids({_dense2('ids', 'nxt')}, rem, 2 * step, mx);\n")
+# (monomorphic: a polymorphic library function would have no instance after monomorphisation)
+_LIB_NAMES = {"nessie_segment_ids": "%segment_ids"}
+_LIB_CACHE: list = []
+
+
+def _library():
+    """(type environment with the library functions, {renamed name: monomorphic FunDef}).
+    The functions are renamed ``%...`` (no NESL program can name them)."""
+    if not _LIB_CACHE:
+        import dataclasses
+
+        from nessie.mono import monomorphise
+        from nessie.syntax import parse_text
+        from nessie.types import typecheck
+        typed = typecheck(parse_text(_LIB_TEXT, "<library>"))
+        defs = {}
+        for fd in monomorphise(typed).items:
+            if isinstance(fd, T.FunDef):
+                nm = _LIB_NAMES[fd.name]
+                defs[nm] = dataclasses.replace(fd, name=nm, body=_rename_lib(fd.body))
+        _LIB_CACHE.append((typed.env, defs))
+    return _LIB_CACHE[0]
+
+
+def _rename_lib(ex):
+    return T.map_nodes(ex, lambda n: dataclasses_replace(n, name=_LIB_NAMES[n.name])
+                       if isinstance(n, T.Call) and n.kind == T.USER and n.name in _LIB_NAMES
+                       else n)
+
+
+def dataclasses_replace(n, **kw):
+    import dataclasses
+    return dataclasses.replace(n, **kw)
+
+
+def _ids_text(t, s: str, fresh) -> str:
+    """NESL text: ids >= 0 of the elements of the sequence (variable) ``s`` of element type
+    ``t`` (datatypes unfolded): equal values (deep equality) get equal ids, different values
+    different ones.  Scalars by rank; tuples by pairs of component ids; sequences by the ids of
+    their elements, then the prefix doubling of ``nessie_segment_ids`` over the segments."""
+    if isinstance(t, nt.TBase):
+        if t.name == "bool":
+            return f"{{btoi(x) : x in {s}}}"
+        return _dense1(s)
+    if isinstance(t, nt.TPair):
+        x, y, p1, p2, i1, i2 = (fresh() for _ in range(6))
+        return (f"let {p1} = {{{x} : ({x}, {y}) in {s}}}; {p2} = {{{y} : ({x}, {y}) in {s}}}; "
+                f"{i1} = {_ids_text(t.fst, p1, fresh)}; {i2} = {_ids_text(t.snd, p2, fresh)} "
+                f"in {_dense2(i1, i2)}")
+    if isinstance(t, nt.TSeq):
+        x, ln, fl, ii, fin, ext = (fresh() for _ in range(6))
+        return (f"let {ln} = {{#{x} : {x} in {s}}}; {fl} = flatten({s}); "
+                f"{ii} = {_ids_text(t.elem, fl, fresh)}; "
+                f"{fin} = nessie_segment_ids({ii}, flatten({{{{{x} - j : j in [0:{x}]}} "
+                f": {x} in {ln}}}), 1, max_val({ln})); "
+                f"{ext} = [-1] ++ {fin} "
+                f"in {{{ext}[select({x} == 0, 0, j + 1)] + 1 : {x} in {ln}; j in plus_scan({ln})}}")
+    raise R.FlattenUnsupported(f"values of type {t!r} have no ids")
+
+
+def _name_text(arg_types) -> str:
+    """``name(s)``: each element named by the index of the last occurrence of its value.  Keys
+    (the elements themselves if ordinal, else their ids) are ranked stably: equal values form
+    runs in index order, and every element of a run gets the run's last index."""
+    t = arg_types[0].elem
+    k = [0]
+
+    def fresh():
+        k[0] += 1
+        return f"nz{k[0]}"
+    if isinstance(t, nt.TBase) and t.name in ("int", "char", "float"):
+        keys = "s"
+    elif isinstance(t, nt.TBase) and t.name == "bool":
+        keys = "{btoi(x) : x in s}"
+    else:
+        keys = _ids_text(t, "s", fresh)
+    return (f"let k = {keys}; n = #k; r = rank(k); o = permute([0:n], r); "
+            f"sk = {{k[j] : j in o}}; "
+            f"st = {{j == 0 or x /= sk[max(j - 1, 0)] : x in sk; j in [0:n]}}; "
+            f"g = partition(o, length_from_flags(st)); "
+            f"nm = flatten({{dist(y[#y - 1], #y) : y in g}}) "
+            f"in {{nm[j] : j in r}}")
+
+
+#: Expansions whose text depends on the argument types (name -> (parameters, text builder)).
+TYPED_EXPANSIONS = {
+    "name": (("s",), _name_text),
+}
+
+
+def _deep_unfold(tm, t):
+    """``t`` with every datatype replaced by its representation type (and ``segdes`` by
+    ``int``, its representation): the types the flattener's values have."""
+    t = tm.unfold(t)
+    if isinstance(t, nt.TPair):
+        return nt.TPair(_deep_unfold(tm, t.fst), _deep_unfold(tm, t.snd))
+    if isinstance(t, nt.TSeq):
+        return nt.TSeq(_deep_unfold(tm, t.elem))
+    if isinstance(t, nt.TBase) and t.name == "segdes":
+        return _INT
+    return t
+
 
 _NESL_CACHE: dict = {}
 
 
 def _nesl_expansion(name: str, arg_types: list, res, span):
-    """The typed body of a NESL-defined library function for one instance."""
+    """The typed body of a NESL-defined library function for one instance, and whether it
+    calls a library function of ``_LIB_TEXT``."""
     key = (name, tuple(arg_types), res)
-    ex = _NESL_CACHE.get(key)
-    if ex is None:
+    hit = _NESL_CACHE.get(key)
+    if hit is None:
         from nessie.syntax import parse_expression
-        from nessie.types.infer import Inferencer, TypeEnv
-        params, text = NESL_EXPANSIONS[name]
-        inf = Inferencer(TypeEnv())
+        from nessie.types.infer import Inferencer
+        if name in NESL_EXPANSIONS:
+            params, text = NESL_EXPANSIONS[name]
+        else:
+            params, build = TYPED_EXPANSIONS[name]
+            text = build(arg_types)
+        inf = Inferencer(_library()[0])
         body = inf.infer(parse_expression(text, f"<library {name}>"), dict(zip(params, arg_types)))
         inf.unify(res, body.type, body.span)
         ex = inf.zonk_tree(body, default=True)
         renamed = {p: "%" + p for p in params}
         ex = T.map_nodes(ex, lambda n: T.Var(renamed[n.name], n.type, n.span)
                          if isinstance(n, T.Var) and n.name in renamed else n)
-        _NESL_CACHE[key] = ex
+        ex = _rename_lib(ex)
+        uses = any(isinstance(n, T.Call) and n.kind == T.USER for n in T.iter_nodes(ex))
+        hit = _NESL_CACHE[key] = (ex, uses)
+    ex, uses = hit
     import dataclasses
     return T.map_nodes(ex, lambda n: dataclasses.replace(n, span=span)
-                       if getattr(n, "span", None) is not None else n)
+                       if getattr(n, "span", None) is not None else n), uses
 
 
 _EXPANDED = {"->", "read", "get", "reverse", "take", "drop", "subseq", "rotate", "odd_elts",
              "even_elts", "interleave", "cons", "snoc", "head_rest", "rest_tail", "count", "pack",
              "pack_index", "split", "index", "iseq", "rep", "put", "zip3", "kth_smallest", "nest",
-             "eql"} | set(NESL_EXPANSIONS)
+             "eql"} | set(NESL_EXPANSIONS) | set(TYPED_EXPANSIONS)
 
 
 # ------------------------------------------------------------------------------ dispatch
@@ -1050,7 +1269,7 @@ def host_call(fl, e: T.Call, argv, ctx: Optional[Ctx]):
     b = fl.b
     # an effectful builtin runs once per instance even on uniform arguments (never hoisted)
     lifted = ctx is not None and (e.name in _EFFECTFUL or not is_uniform(argv))
-    ename = fl.extern_name(e.name, e.fun_type, lifted)
+    ename = fl.extern_name(e.name, e.fun_type, lifted, _loc(e))
     if not lifted:
         args = R.leaves(uniform_rep(argv))
         tys = fl.tm.value_leaf_types(e.type)

@@ -60,6 +60,9 @@ class FlatProgram:
     #: lifted?) — a lifted extern takes the context size and the arguments' sequence
     #: representations and applies the builtin to each instance in order.
     externs: dict = None
+    #: extern name -> source location ``file:line:col`` of its call site (one extern per call
+    #: site: the place a host builtin's run-time error reports)
+    extern_locs: dict = None
 
 
 def loc_of(node) -> Optional[str]:
@@ -86,6 +89,7 @@ class Flattener:
         self.functions: dict[str, ir.Function] = {}
         self._in_progress: set[str] = set()
         self.externs: dict = {}
+        self.extern_locs: dict = {}
         from . import builtins as B
         self.B = B
 
@@ -123,15 +127,18 @@ class Flattener:
         from .cleanup import eliminate_dead_code
         prog = eliminate_dead_code(
             ir.Program(tuple(self.b.kernels), tuple(self.functions.values()), tuple(main)))
-        return FlatProgram(prog, tuple(items), self.tm, dict(self.externs))
+        return FlatProgram(prog, tuple(items), self.tm, dict(self.externs),
+                           dict(self.extern_locs))
 
-    def extern_name(self, name: str, fun_type, lifted: bool) -> str:
+    def extern_name(self, name: str, fun_type, lifted: bool, loc: Optional[str] = None) -> str:
+        """The extern of a host library call (one per builtin instance and call site)."""
         key = (name, fun_type, lifted)
         for k, v in self.externs.items():
-            if v == key:
+            if v == key and self.extern_locs.get(k) == loc:
                 return k
         ename = f"{name}#{len(self.externs) + 1}" + ("^" if lifted else "")
         self.externs[ename] = key
+        self.extern_locs[ename] = loc
         return ename
 
     # ------------------------------------------------------------------------- functions
