@@ -62,6 +62,19 @@ class FunctionCell:
         return self.body(env)
 
 
+class FunctionValue:
+    """A function passed as an argument (only in programs monomorphised with
+    ``keep_function_args``): called with the argument and the span of the call."""
+
+    __slots__ = ("call",)
+
+    def __init__(self, call: Callable[[Any, Any], Any]) -> None:
+        self.call = call
+
+    def __call__(self, arg: Any, span: Any) -> Any:
+        return self.call(arg, span)
+
+
 class Compiler:
     """Compiles typed-AST nodes into closures over one ``Runtime``."""
 
@@ -139,7 +152,31 @@ class Compiler:
             if n == 1:
                 return lambda env: DataVal(name, (arg(env),))
             return lambda env: DataVal(name, unpair(arg(env), n))
+        if node.kind == T.PARAM:
+            # a function parameter (programs monomorphised with keep_function_args): its
+            # value is a FunctionValue; a builtin's errors are located at this call
+            name, span = node.name, node.span
+            return lambda env: env[name](arg(env), span)
         raise TypeError(f"unknown call kind {node.kind!r}")
+
+    def exp_FunRef(self, node: T.FunRef) -> Code:
+        """A function passed by name, as a value ``f(arg, span)`` (``keep_function_args``)."""
+        if node.kind == T.PARAM:
+            name = node.name
+            return lambda env: env[name]
+        if node.kind == T.USER:
+            cell = self.cell(node.name)
+            value = FunctionValue(lambda a, span: cell(a))
+        elif node.kind == T.BUILTIN:
+            fn, rt, ft = BUILTINS[node.name], self.rt, node.type
+            value = FunctionValue(lambda a, span: fn(a, CallContext(rt, span, ft.arg, ft.result)))
+        elif node.kind == T.CONSTRUCTOR:
+            name = node.name
+            n = len(self.datatypes.fields(node.type.result))
+            value = FunctionValue(lambda a, span: DataVal(name, (a,) if n == 1 else unpair(a, n)))
+        else:
+            raise TypeError(f"unknown function kind {node.kind!r}")
+        return lambda env: value
 
     def exp_If(self, node: T.If) -> Code:
         cond, then, else_ = self.exp(node.cond), self.exp(node.then), self.exp(node.else_)
@@ -401,10 +438,13 @@ def run_program(program: Any, sem: Semantics = DEFAULT_SEMANTICS,
 
 
 def run_source(text: str, filename: str = "<input>", sem: Semantics = DEFAULT_SEMANTICS,
-               out: TextIO | Output | None = None, *, print_length: int = 100) -> Interpreter:
+               out: TextIO | Output | None = None, *, print_length: int = 100,
+               keep_function_args: bool = False) -> Interpreter:
     """Parse, type-check, monomorphise and run NESL source text (the reference pipeline).
     Files named by ``load`` and by the file builtins are relative to ``filename``'s
-    directory."""
+    directory.  ``keep_function_args``: functions passed to function parameters are values
+    at run time instead of being specialised away (``nessie.mono``), a second implementation
+    of higher-order functions for the tests to compare with."""
     import os
 
     from nessie.mono import monomorphise
@@ -412,7 +452,7 @@ def run_source(text: str, filename: str = "<input>", sem: Semantics = DEFAULT_SE
     from nessie.types import typecheck
 
     typed = typecheck(parse_text(text, filename))
-    mono = monomorphise(typed)
+    mono = monomorphise(typed, keep_function_args=keep_function_args)
     base_dir = os.path.dirname(os.path.abspath(filename)) if not filename.startswith("<") else None
     return run_program(mono, sem, out, typed=typed, print_length=print_length, base_dir=base_dir)
 

@@ -47,7 +47,16 @@ class TPairE:
     span: Optional[Span] = _span()
 
 
-TypeExpr = Union[TName, TSeqE, TPairE]
+@dataclass(frozen=True)
+class TFunE:
+    """``a -> b`` inside parentheses: the type of a function parameter, as in
+    ``function twice(func, x) : (b -> b, b) -> b``."""
+    arg: "TypeExpr"
+    result: "TypeExpr"
+    span: Optional[Span] = _span()
+
+
+TypeExpr = Union[TName, TSeqE, TPairE, TFunE]
 
 
 @dataclass(frozen=True)

@@ -242,8 +242,22 @@ def p_typeatom_seq(p):
 
 
 def p_typeatom_paren(p):
-    "typeatom : LPAREN typeexp RPAREN"
+    "typeatom : LPAREN ptypeexp RPAREN"
     p[0] = p[2]
+
+
+# inside parentheses a tuple component may be a function type, the type of a function
+# parameter: ``function twice(func, x) : (b -> b, b) -> b``; ``(int -> int) -> int``
+def p_ptypeexp(p):
+    """ptypeexp : ptypecomp
+                | ptypecomp COMMA ptypeexp"""
+    p[0] = p[1] if len(p) == 2 else A.TPairE(p[1], p[3], span=span_of(p, 1))
+
+
+def p_ptypecomp(p):
+    """ptypecomp : typeatom
+                 | typeatom RARROW typeatom"""
+    p[0] = p[1] if len(p) == 2 else A.TFunE(p[1], p[3], span=span_of(p, 1))
 
 
 def p_topdecl_datatype(p):

@@ -38,8 +38,9 @@ def fn_name(name: str) -> str:
     """A function name as it must be written in a call (backquoted when an operator)."""
     if is_identifier(name):
         return name
-    if "<" in name and is_identifier(name.split("<", 1)[0].split("~", 1)[0]):
-        return name  # a monomorphised instance name such as dotp<int> (--emit mono only)
+    if ("<" in name or "[" in name) and \
+            is_identifier(name.split("<", 1)[0].split("[", 1)[0].split("~", 1)[0]):
+        return name  # a monomorphised instance name: dotp<int>, twice<int>[inc] (--emit mono)
     return f"`{name}`"
 
 
@@ -63,8 +64,14 @@ def type_str(t, top: bool = True) -> str:
     if isinstance(t, A.TSeqE):
         return "[" + type_str(t.elem, False) + "]"
     if isinstance(t, A.TPairE):
-        s = type_str(t.fst, False) + ", " + type_str(t.snd, True)
+        def comp(c, top_):
+            return type_str(c, "component") if isinstance(c, A.TFunE) else type_str(c, top_)
+        s = comp(t.fst, False) + ", " + comp(t.snd, True)
         return s if top else f"({s})"
+    if isinstance(t, A.TFunE):
+        # a function parameter's type: parenthesised unless a tuple component (``(b -> b, b)``)
+        s = type_str(t.arg, False) + " -> " + type_str(t.result, False)
+        return s if top == "component" else f"({s})"
     raise TypeError(f"not a type expression: {t!r}")
 
 
@@ -112,7 +119,7 @@ def exp_str(e, ctx: float = EXP) -> str:
     if isinstance(e, A.StringLit):
         return string_lit(e.value)
     if isinstance(e, A.Var):
-        return e.name
+        return fn_name(e.name)   # `+` passed as a function is backquoted
     if isinstance(e, A.Pair):
         parts = [exp_str(e.fst, 1)]
         rest = e.snd
@@ -227,7 +234,7 @@ def print_ast(node) -> str:
         return item_str(node)
     if isinstance(node, (A.PVar, A.PPair, A.PCon)):
         return pattern_str(node, True)
-    if isinstance(node, (A.TName, A.TSeqE, A.TPairE)):
+    if isinstance(node, (A.TName, A.TSeqE, A.TPairE, A.TFunE)):
         return type_str(node)
     if isinstance(node, A.FunSig):
         return sig_str(node)

@@ -13,10 +13,21 @@ from nessie.syntax import ast as A
 from nessie.types.types import BASE_TYPES, CLASSES, Scheme, TData, TPair, TSeq, TVar, TFun
 
 
+FUNCTION_TYPE_PLACE = ("a function type can only be the type of a function parameter (a "
+                       "component of a function's argument type, as in (b -> b, b) -> b)")
+
+
 def resolve_type_expr(t, var_for: Optional[Callable[[str, object], TVar]],
-                      datatypes: Optional[dict] = None):
-    """``var_for(name, span)`` returns the variable for a type-variable name (None: no vars)."""
+                      datatypes: Optional[dict] = None, functions: bool = False):
+    """``var_for(name, span)`` returns the variable for a type-variable name (None: no vars).
+    ``functions``: ``t`` is a function's argument type, whose tuple components may be function
+    types ``a -> b`` (function parameters); anywhere else a function type is an error."""
     datatypes = datatypes or {}
+    if isinstance(t, A.TFunE):
+        if not functions:
+            raise CompileError(t.span, FUNCTION_TYPE_PLACE)
+        return TFun(resolve_type_expr(t.arg, var_for, datatypes, True),
+                    resolve_type_expr(t.result, var_for, datatypes))
     if isinstance(t, A.TName):
         if t.name in BASE_TYPES and not t.args:
             return BASE_TYPES[t.name]
@@ -37,8 +48,8 @@ def resolve_type_expr(t, var_for: Optional[Callable[[str, object], TVar]],
     if isinstance(t, A.TSeqE):
         return TSeq(resolve_type_expr(t.elem, var_for, datatypes))
     if isinstance(t, A.TPairE):
-        return TPair(resolve_type_expr(t.fst, var_for, datatypes),
-                     resolve_type_expr(t.snd, var_for, datatypes))
+        return TPair(resolve_type_expr(t.fst, var_for, datatypes, functions),
+                     resolve_type_expr(t.snd, var_for, datatypes, functions))
     raise TypeError(f"not a type expression: {t!r}")
 
 
@@ -62,7 +73,7 @@ class _Numbering:
 def scheme_from_sig(sig: A.FunSig, datatypes: Optional[dict] = None) -> Scheme:
     """A closed scheme for a signature; variables are numbered 0, 1, ... by first appearance."""
     num = _Numbering()
-    arg = resolve_type_expr(sig.arg, num, datatypes)
+    arg = resolve_type_expr(sig.arg, num, datatypes, functions=True)
     res = resolve_type_expr(sig.result, num, datatypes)
     check_context(sig.context, num.ids, sig.span)
     ctx = dict(sig.context)

@@ -22,6 +22,16 @@ Design:
 * The result is a separate typed tree (:mod:`nessie.types.typed_ast`); types are fully resolved
   ("zonked") at the end of each item.  Remaining free variables of top-level values default to
   ``int`` (which belongs to every class).
+* Function parameters (as in the original: ``function twice(func, x) = func(func(x))``): a
+  parameter of the function being defined that is called (and not shadowed by a ``let`` or a
+  generator, nor named like a function, which the call would mean) gets a function type
+  ``a -> b``, monomorphic within the body; the name of a function (user, builtin, constructor,
+  or a function parameter passed on) may be passed where the callee's parameter has a function
+  type (:class:`~nessie.types.typed_ast.FunRef`).  Functions stay first-order values-wise:
+  after an item is inferred, :meth:`Inferencer.check_function_uses` rejects, at the offending
+  place, every other use of a function (stored in a sequence or a tuple, chosen by ``if``,
+  returned, passed where no function is expected, a type variable standing for a function).
+  Monomorphisation then specialises the higher-order functions away (:mod:`nessie.mono`).
 """
 from __future__ import annotations
 
@@ -109,6 +119,23 @@ class _UnifyError(Exception):
     pass
 
 
+def has_function(t: Type) -> bool:
+    """Does the (zonked) type ``t`` contain a function type?"""
+    if isinstance(t, TFun):
+        return True
+    if isinstance(t, TSeq):
+        return has_function(t.elem)
+    if isinstance(t, TPair):
+        return has_function(t.fst) or has_function(t.snd)
+    if isinstance(t, TData):
+        return any(has_function(a) for a in t.args)
+    return False
+
+
+FIRST_ORDER = ("NESL functions are first-order: a function is called, or passed by name as the "
+               "argument of a function parameter")
+
+
 # --------------------------------------------------------------------------- inference
 class Inferencer:
     def __init__(self, env: TypeEnv):
@@ -116,6 +143,8 @@ class Inferencer:
         self.subst: dict = {}
         self.cls: dict = {}        # unbound var id -> class name
         self.rigid: dict = {}      # rigid var id -> declared name
+        self.fparams: dict = {}    # parameter name -> the type its binding has in the scope
+        self.instances: list = []  # (var ids, span, name) of every instantiated scheme
 
     # ---- variables
     def fresh(self, cls: str = "any") -> TVar:
@@ -123,8 +152,12 @@ class Inferencer:
         self.cls[v.id] = cls
         return v
 
-    def instantiate(self, s: Scheme) -> Type:
+    def instantiate(self, s: Scheme, span=None, name: str = "") -> Type:
         m = {v: self.fresh(c) for v, c in zip(s.vars, s.classes)}
+        if m:
+            self.instances.append((tuple(x.id for x in m.values()), span, name))
+        for v, _ in s.letters:         # function parameters' binding variables: fresh too
+            m[v] = self.fresh()
         return subst_type(s.type, m)
 
     def resolve(self, t: Type) -> Type:
@@ -141,7 +174,8 @@ class Inferencer:
         if isinstance(t, TPair):
             return TPair(self.zonk(t.fst), self.zonk(t.snd))
         if isinstance(t, TFun):
-            return TFun(self.zonk(t.arg), self.zonk(t.result))
+            b = self.zonk(t.binding) if t.binding is not None else None
+            return TFun(self.zonk(t.arg), self.zonk(t.result), b if isinstance(b, TVar) else None)
         if isinstance(t, TData):
             return TData(t.name, tuple(self.zonk(a) for a in t.args))
         raise TypeError(t)
@@ -170,6 +204,12 @@ class Inferencer:
             exp_s = self.show(expected, namer, True)
             got_s = self.show(got, namer)
             extra = f" ({e.args[0]})" if e.args and e.args[0] else ""
+            if isinstance(self.zonk(expected), TFun) and not isinstance(self.zonk(got), TFun):
+                raise CompileError(span, f"type mismatch: expected a function of type {exp_s} "
+                                         f"(the name of a function) but got {got_s}{extra}")
+            if has_function(self.zonk(got)) and not has_function(self.zonk(expected)):
+                raise CompileError(span, f"type mismatch: expected {exp_s} but got {got_s}: a "
+                                         f"function cannot be used as a value ({FIRST_ORDER})")
             raise CompileError(span, f"type mismatch: expected {exp_s} but got {got_s}{extra}")
 
     def _unify(self, a: Type, b: Type) -> None:
@@ -188,6 +228,11 @@ class Inferencer:
         elif isinstance(a, TPair) and isinstance(b, TPair):
             self._unify(a.fst, b.fst)
             self._unify(a.snd, b.snd)
+        elif isinstance(a, TFun) and isinstance(b, TFun):
+            if a.binding is not None and b.binding is not None:
+                self._unify(a.binding, b.binding)
+            self._unify(a.arg, b.arg)
+            self._unify(a.result, b.result)
         elif isinstance(a, TData) and isinstance(b, TData) and a.name == b.name \
                 and len(a.args) == len(b.args):
             for x, y in zip(a.args, b.args):
@@ -268,9 +313,12 @@ class Inferencer:
             return T.GlobalVar(name, self.env.globals[name], span=e.span)
         if name in CONSTANT_TYPES:
             return T.ConstRef(name, CONSTANT_TYPES[name], span=e.span)
-        if self.env.lookup_function(name) is not None:
-            raise CompileError(e.span, f"function {name} cannot be used as a value "
-                                       f"(NESL functions are first-order)")
+        found = self.env.lookup_function(name)
+        if found is not None:
+            # a function passed by name; check_function_uses rejects it anywhere but as the
+            # argument of a function parameter
+            kind, scheme = found
+            return T.FunRef(name, kind, self.instantiate(scheme, e.span, name), span=e.span)
         raise CompileError(e.span, f"unbound variable {name}")
 
     def _infer_Pair(self, e, scope):
@@ -291,16 +339,39 @@ class Inferencer:
         if found is None:
             raise CompileError(name_span or span, f"unbound function {name}")
         kind, scheme = found
-        ft = self.instantiate(scheme)
+        ft = self.instantiate(scheme, span, name)
         assert isinstance(ft, TFun)
         self.check_arg(ft.arg, arg)
         return T.Call(name, kind, arg, ft, ft.result, span=span)
 
     def _infer_Call(self, e, scope):
         if e.name in scope and self.env.lookup_function(e.name) is None:
-            raise CompileError(e.span, f"{e.name} is a variable, not a function")
+            if e.name in self.fparams and scope[e.name] is self.fparams[e.name]:
+                return self._param_call(e, scope)
+            raise CompileError(e.span, f"{e.name} is a variable, not a function (only a "
+                                       f"parameter of the function being defined can be called)")
         arg = self.infer(e.arg, scope)
         return self.call(e.name, arg, e.span)
+
+    def _param_call(self, e, scope):
+        """``func(x)`` in ``function twice(func, x) = ...``: the parameter's type is ``a -> b``
+        with fresh variables, and a third one in its binding slot (``TFun.binding``), as the
+        original's ``(function BINDING RESULT ARG)``: it is lettered, never printed."""
+        name = e.name
+        t = self.resolve(scope[name])
+        if isinstance(t, TVar) and t.id not in self.rigid:
+            if self.class_of(t.id) != "any":
+                raise CompileError(e.span, f"{name} is called as a function but used as a "
+                                           f"value of class {self.class_of(t.id)} elsewhere")
+            t2 = TFun(self.fresh(), self.fresh(), self.fresh())
+            self.subst[t.id] = t2
+            t = t2
+        elif not isinstance(t, TFun):
+            raise CompileError(e.span, f"{name} is a variable of type "
+                                       f"{self.show(t, self.namer())}, not a function")
+        arg = self.infer(e.arg, scope)
+        self.check_arg(t.arg, arg)
+        return T.Call(name, T.PARAM, arg, t, t.result, span=e.span)
 
     def _infer_BinOp(self, e, scope):
         assert e.op in BINARY_OPERATORS, e.op
@@ -456,9 +527,133 @@ class Inferencer:
         return T.map_types(node, z)
 
     def generalize(self, t: Type) -> Scheme:
+        """The scheme of a function's type.  ``letters``: the binding variables of its
+        function parameters' types (see ``TFun.binding``), which the original letters (at
+        their place in its walk of the type, :mod:`nessie.types.lettering`) though it does
+        not print them: ``function twice(func, x) = func(func(x))`` is
+        ``(b -> b, b) -> b :: (a in any; b in any)``, ``a`` being ``func``'s binding."""
         t = self.zonk(t)
         vs = free_vars(t)
-        return Scheme(tuple(vs), tuple(self.class_of(v) for v in vs), t)
+        letters: list = []
+        stack = [t]
+        while stack:
+            x = stack.pop()
+            if isinstance(x, TFun):
+                if x.binding is not None and (x.binding.id, "any") not in letters:
+                    letters.append((x.binding.id, "any"))
+                stack += [x.arg, x.result]
+            elif isinstance(x, TPair):
+                stack += [x.fst, x.snd]
+            elif isinstance(x, TSeq):
+                stack.append(x.elem)
+        return Scheme(tuple(vs), tuple(self.class_of(v) for v in vs), t, tuple(letters))
+
+    # ---- functions as arguments: every use other than a call or a passed name is an error
+    def _declared_arg(self, call: T.Call):
+        """The parameter type a call's argument is checked against for function positions:
+        the callee's *scheme* (a type variable never stands for a function)."""
+        if call.kind == T.PARAM:
+            return self.zonk(call.fun_type.arg)
+        if call.kind == T.USER:
+            info = self.env.functions.get(call.name)
+            return self.zonk(info.scheme.type.arg) if info is not None else None
+        return None
+
+    def check_function_uses(self, root) -> None:
+        """Raise a located CompileError at the first misuse of a function in the zonked typed
+        tree ``root`` (an expression).  Priorities: a computed function where a function is
+        expected; a function passed where the callee takes none; then, in source order, a
+        function used as a value, a function parameter used as a value, a sequence / tuple /
+        result holding a function; last, a type variable of a callee standing for a
+        function."""
+        allowed: set = set()      # FunRefs and function-parameter Vars in a function slot
+        spine: set = set()        # argument tuples leading to a function slot
+        slots: dict = {}          # id of another expression in a function slot -> node
+        misplaced: dict = {}      # id of a FunRef in an argument tuple, no slot -> callee
+
+        def mark(arg, decl, callee):
+            if isinstance(decl, TFun):
+                if isinstance(arg, T.FunRef) or (isinstance(arg, T.Var)
+                                                 and isinstance(arg.type, TFun)):
+                    allowed.add(id(arg))
+                else:
+                    slots[id(arg)] = arg
+                return
+            if isinstance(arg, T.Pair):
+                if isinstance(decl, TPair):
+                    spine.add(id(arg))
+                    mark(arg.fst, decl.fst, callee)
+                    mark(arg.snd, decl.snd, callee)
+                elif not isinstance(decl, TFun):
+                    mark(arg.fst, None, callee)
+                    mark(arg.snd, None, callee)
+            elif isinstance(arg, T.FunRef):
+                misplaced[id(arg)] = callee
+
+        nodes = list(T.iter_nodes(root))
+        for n in nodes:
+            if isinstance(n, T.Call):
+                mark(n.arg, self._declared_arg(n), n.name)
+        found = []                # (priority, order, span, message)
+        for k, n in enumerate(nodes):
+            if isinstance(n, (T.PVar, T.PWild, T.PPair, T.PCon)) or not hasattr(n, "type"):
+                continue
+            if isinstance(n, T.FunRef):
+                if id(n) in misplaced:
+                    found.append((1, k, n.span, f"{misplaced[id(n)]} takes no function as this "
+                                                f"argument: function {n.name} cannot be "
+                                                f"passed here ({FIRST_ORDER})"))
+                elif id(n) not in allowed:
+                    found.append((2, k, n.span, f"function {n.name} cannot be used as a value "
+                                                f"({FIRST_ORDER})"))
+                continue
+            if not has_function(n.type):
+                continue
+            if isinstance(n, T.Var):
+                if id(n) not in allowed:
+                    found.append((2, k, n.span, f"function parameter {n.name} cannot be used as "
+                                                f"a value ({FIRST_ORDER})"))
+                continue
+            if id(n) in slots:
+                found.append((0, k, n.span, "a function argument must be the name of a "
+                                            "function, not an expression computing one "
+                                            f"({FIRST_ORDER})"))
+            elif id(n) in spine:
+                continue
+            elif isinstance(n, (T.SeqLit, T.EmptySeq, T.ApplyToEach)):
+                found.append((2, k, n.span, f"a sequence cannot hold functions ({FIRST_ORDER})"))
+            elif isinstance(n, T.Pair):
+                found.append((2, k, n.span, f"a tuple cannot hold functions, except the argument "
+                                            f"tuple of a call ({FIRST_ORDER})"))
+            elif isinstance(n, T.Call):
+                found.append((2, k, n.span, f"{n.name} cannot return a function here "
+                                            f"({FIRST_ORDER})"))
+            else:
+                found.append((2, k, n.span, "this expression would compute a function of type "
+                                            f"{type_to_str(n.type)} ({FIRST_ORDER})"))
+        if found:
+            _, _, span, msg = min(found, key=lambda x: x[:2])
+            raise CompileError(span, msg)
+        for ids, span, name in self.instances:
+            for v in ids:
+                t = self.zonk(TVar(v))
+                if has_function(t):
+                    raise CompileError(span, f"{name} cannot take or give a function here: a "
+                                             f"type variable of its type would stand for "
+                                             f"{type_to_str(t)} ({FIRST_ORDER})")
+
+    def check_parameter(self, p) -> None:
+        """A zonked parameter pattern holds functions only as whole components."""
+        if isinstance(p, T.PPair):
+            self.check_parameter(p.fst)
+            self.check_parameter(p.snd)
+        elif has_function(p.type) and not (isinstance(p, (T.PVar, T.PWild))
+                                           and isinstance(p.type, TFun)):
+            what = f"parameter {p.name}" if isinstance(p, T.PVar) else "this parameter"
+            raise CompileError(p.span, f"{what} would hold a function inside a value; a "
+                                       f"function parameter must be a component of the "
+                                       f"parameter tuple of its own, as in "
+                                       f"function twice(func, x)")
 
 
 def pattern_to_exp(p):
@@ -485,7 +680,7 @@ def _rigid_from_sig(inf: Inferencer, sig: A.FunSig, datatypes) -> TFun:
             inf.rigid[v.id] = name
         return names[name]
 
-    arg = resolve_type_expr(sig.arg, var_for, datatypes)
+    arg = resolve_type_expr(sig.arg, var_for, datatypes, functions=True)
     res = resolve_type_expr(sig.result, var_for, datatypes)
     check_context(sig.context, names, sig.span)
     for vname, c in sig.context:
@@ -493,7 +688,16 @@ def _rigid_from_sig(inf: Inferencer, sig: A.FunSig, datatypes) -> TFun:
             inf.cls[names[vname].id] = c
     for v in names.values():
         inf.cls.setdefault(v.id, "any")
-    return TFun(arg, res)
+
+    def bindings(t):
+        """A declared function parameter's type has a binding variable, as an inferred one
+        (``TFun.binding``): both print alike."""
+        if isinstance(t, TPair):
+            return TPair(bindings(t.fst), bindings(t.snd))
+        if isinstance(t, TFun):
+            return TFun(bindings(t.arg), t.result, inf.fresh())
+        return t
+    return TFun(bindings(arg), res)
 
 
 def check_fundef(env: TypeEnv, d: A.FunDef) -> tuple:
@@ -509,12 +713,27 @@ def check_fundef(env: TypeEnv, d: A.FunDef) -> tuple:
     inf.env = env.with_function(FunInfo(d.name, T.USER, self_scheme))
     scope: dict = {}
     param = inf.bind_pattern(d.param, arg_t, scope, set())
+    # the parameters that may be called: the variables of the parameter tuple (not inside a
+    # constructor pattern), recognised by the very type object their binding has in scope
+    spine = [param]
+    while spine:
+        p = spine.pop()
+        if isinstance(p, T.PPair):
+            spine += [p.fst, p.snd]
+        elif isinstance(p, T.PVar):
+            inf.fparams[p.name] = scope[p.name]
     body = inf.infer(d.body, scope)
     inf.unify(res_t, body.type, body.span)
     ft = inf.zonk(TFun(arg_t, res_t))
+    body = inf.zonk_tree(body)
+    param = inf.zonk_tree(param)
+    inf.check_function_uses(body)
+    inf.check_parameter(param)
+    if has_function(ft.result):
+        raise CompileError(body.span, f"{d.name} cannot return a function ({FIRST_ORDER})")
+    body = _param_refs(body)
     scheme = inf.generalize(ft)
-    typed = T.FunDef(d.name, inf.zonk_tree(param), inf.zonk_tree(body), ft, scheme,
-                     d.sig is not None, d.doc, span=d.span)
+    typed = T.FunDef(d.name, param, body, ft, scheme, d.sig is not None, d.doc, span=d.span)
     env = env.with_function(FunInfo(d.name, T.USER, scheme))
     read = {n.name for n in T.iter_nodes(typed.body) if isinstance(n, T.GlobalVar)}
     if read:
@@ -523,6 +742,19 @@ def check_fundef(env: TypeEnv, d: A.FunDef) -> tuple:
             users[g] = tuple(sorted(set(users.get(g, ())) | {d.name}))
         env = replace(env, global_users=users)
     return env, typed
+
+
+def _param_refs(body):
+    """A function parameter passed on by name (a ``Var`` of function type: the checks allow
+    it only as such an argument) becomes a ``FunRef`` of kind ``param``."""
+    if not any(isinstance(n, T.Var) and isinstance(n.type, TFun) for n in T.iter_nodes(body)):
+        return body
+
+    def f(n):
+        if isinstance(n, T.Var) and isinstance(n.type, TFun):
+            return T.FunRef(n.name, T.PARAM, n.type, span=n.span)
+        return n
+    return T.map_nodes(body, f)
 
 
 def check_datadef(env: TypeEnv, d: A.DataDef) -> tuple:
@@ -600,6 +832,7 @@ def check_topbind(env: TypeEnv, d: A.TopBind) -> tuple:
     exp = inf.infer(d.exp, {})
     scope: dict = {}
     pat = inf.bind_pattern(d.pattern, exp.type, scope, set())
+    inf.check_function_uses(inf.zonk_tree(exp))
     exp = inf.zonk_tree(exp, default=True)
     pat = inf.zonk_tree(pat, default=True)
     binds = _ground_globals(pat)
@@ -610,6 +843,7 @@ def check_topbind(env: TypeEnv, d: A.TopBind) -> tuple:
 def check_topexp(env: TypeEnv, d: A.TopExp) -> tuple:
     inf = Inferencer(env)
     exp = inf.infer(d.exp, {})
+    inf.check_function_uses(inf.zonk_tree(exp))
     exp = inf.zonk_tree(exp, default=True)
     return env.with_globals({"it": exp.type}), T.ExpItem(exp, span=d.span)
 

@@ -14,7 +14,7 @@ from nessie.syntax import ast as A
 from nessie.syntax.printer import exp_str, item_str, pattern_str
 from nessie.types import typed_ast as T
 from nessie.types.builtins import BINARY_OPERATORS
-from nessie.types.types import (Namer, TBase, TData, TPair, TSeq, TVar, scheme_to_str,
+from nessie.types.types import (Namer, TBase, TData, TFun, TPair, TSeq, TVar, scheme_to_str,
                                 type_to_str)
 
 
@@ -29,6 +29,8 @@ def type_to_texp(t, namer: Namer):
         return A.TName(t.name, tuple(type_to_texp(a, namer) for a in t.args))
     if isinstance(t, TVar):
         return A.TName(namer(t.id))
+    if isinstance(t, TFun):           # a function parameter's type
+        return A.TFunE(type_to_texp(t.arg, namer), type_to_texp(t.result, namer))
     raise TypeError(t)
 
 
@@ -69,7 +71,7 @@ def to_source_ast(e, namer=None):
         return A.CharLit(v, span=e.span)
     if isinstance(e, T.StringLit):
         return A.StringLit(e.value, span=e.span)
-    if isinstance(e, (T.Var, T.GlobalVar, T.ConstRef)):
+    if isinstance(e, (T.Var, T.GlobalVar, T.ConstRef, T.FunRef)):
         return A.Var(e.name, span=e.span)
     if isinstance(e, T.Call):
         if e.kind == T.BUILTIN and e.name in BINARY_OPERATORS and isinstance(e.arg, T.Pair):

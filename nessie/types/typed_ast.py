@@ -29,6 +29,16 @@ Expressions
     Desugared into calls: binary operators (``a + b`` -> ``Call("+", ...)``, also ``==``,
     ``->``, ``<-``, ``++``, ``||``, ``and``, ...), prefix ``#a`` -> ``"#"``, ``@a`` -> ``"@"``,
     ``-a`` -> ``"negate"``, subscripts ``a[i]`` -> ``Call("elt", Pair(a, i))``.
+    ``kind`` ``"param"``: a call of a function parameter (``func(x)`` in ``function twice(func,
+    x) = func(func(x))``; ``name`` is the parameter).  Monomorphisation specialises these away
+    (one copy of ``twice`` per function passed); with ``keep_function_args`` they stay, for
+    the reference interpreter, which calls the function value the parameter holds.
+``FunRef(name, kind, type)``
+    A function passed by name as an argument to a function parameter: ``inc`` in
+    ``twice(inc, 3)``.  ``kind`` is ``"user"``, ``"builtin"``, ``"constructor"`` or
+    ``"param"`` (a function parameter of the enclosing function, passed on); ``type`` is the
+    ground-able instance type, a :class:`TFun`.  It only occurs as a component of a call's
+    argument tuple, where the callee's parameter has a function type.
 ``Pair(fst, snd, type)``
     A 2-tuple (``(a, b, c)`` is ``Pair(a, Pair(b, c))``).
 ``If(cond, then, else_, type)``
@@ -127,6 +137,7 @@ class ConstRef:
 BUILTIN = "builtin"
 USER = "user"
 CONSTRUCTOR = "constructor"
+PARAM = "param"     # a function parameter (called, or passed on by name)
 
 
 @dataclass(frozen=True)
@@ -135,6 +146,15 @@ class Call:
     kind: str
     arg: "Exp"
     fun_type: TFun
+    type: Type
+    span: Optional[Span] = _span()
+    orig_name: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class FunRef:
+    name: str
+    kind: str
     type: Type
     span: Optional[Span] = _span()
     orig_name: Optional[str] = None
@@ -310,9 +330,9 @@ class TypedProgram:
 
 
 # --------------------------------------------------------------------------- traversal
-_NODE_TYPES = (Lit, StringLit, Var, GlobalVar, ConstRef, Call, Pair, If, Let, Gen, ApplyToEach,
-               SeqLit, EmptySeq, Range, Time, PVar, PWild, PPair, PCon, FunDef, DataDef,
-               ValBind, ExpItem, SetItem)
+_NODE_TYPES = (Lit, StringLit, Var, GlobalVar, ConstRef, Call, FunRef, Pair, If, Let, Gen,
+               ApplyToEach, SeqLit, EmptySeq, Range, Time, PVar, PWild, PPair, PCon, FunDef,
+               DataDef, ValBind, ExpItem, SetItem)
 
 _TYPE_FIELDS = {"type", "fun_type", "arg_type"}
 

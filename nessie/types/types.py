@@ -6,8 +6,10 @@
 * :class:`TVar` -- a type variable identified by an integer; its class constraint
   (``number``/``ordinal``/``logical``/``any``) lives in the inference state or in a
   :class:`Scheme`, not in the variable itself.
-* :class:`TFun` -- a (first-order) function type ``arg -> result``; only appears in schemes and
-  in the instance types of calls, never as the type of a value.
+* :class:`TFun` -- a function type ``arg -> result``; appears in schemes, in the instance types
+  of calls, and as the type of a function parameter (``func`` in ``function twice(func, x)``)
+  and of a function passed by name (:class:`~nessie.types.typed_ast.FunRef`), never as the type
+  of a value.
 
 Printing follows NESL 3.1: a top-level tuple type has no outer parentheses (``int, int``;
 ``(int, int), int``), tuples inside sequences do (``[(int, float)]``), function arguments and
@@ -16,7 +18,7 @@ results are parenthesised when tuples (``([a], [a]) -> a``), and type variables 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional, Union
 
 
@@ -66,6 +68,11 @@ class TVar:
 class TFun:
     arg: "Type"
     result: "Type"
+    #: the original represents a function type as ``(function BINDING RESULT ARG)``; the type
+    #: of a function parameter, made when the parameter is called, has a type variable in the
+    #: binding slot: never printed, but lettered (``twice = fn : (b -> b, b) -> b :: (a in any;
+    #: b in any)``: ``a`` is ``func``'s binding).  None elsewhere; not part of equality.
+    binding: Optional["TVar"] = field(default=None, compare=False)
 
     def __repr__(self) -> str:
         return f"{self.arg!r} -> {self.result!r}"
@@ -122,10 +129,18 @@ def in_class(t: Type, cls: str) -> bool:
 
 @dataclass(frozen=True)
 class Scheme:
-    """``forall vars. type`` with one class per variable (``classes[i]`` for ``vars[i]``)."""
+    """``forall vars. type`` with one class per variable (``classes[i]`` for ``vars[i]``).
+
+    ``letters`` only matters for printing a function that takes function parameters: pairs
+    ``(var id, class)`` of variables that take a letter and a place in the context although
+    they are not printed in ``type``: the binding variables of function parameters' types
+    (:attr:`TFun.binding`), as in the original's
+    ``twice = fn : (b -> b, b) -> b :: (a in any; b in any)`` (see
+    :meth:`nessie.types.infer.Inferencer.generalize`)."""
     vars: tuple
     classes: tuple
     type: Type
+    letters: tuple = ()
 
     def class_of(self, var_id: int) -> str:
         for v, c in zip(self.vars, self.classes):
@@ -175,7 +190,11 @@ def subst_type(t: Type, s: dict) -> Type:
     if isinstance(t, TPair):
         return TPair(subst_type(t.fst, s), subst_type(t.snd, s))
     if isinstance(t, TFun):
-        return TFun(subst_type(t.arg, s), subst_type(t.result, s))
+        b = t.binding
+        if b is not None:
+            b = s.get(b.id, b)
+            b = b if isinstance(b, TVar) else None
+        return TFun(subst_type(t.arg, s), subst_type(t.result, s), b)
     if isinstance(t, TData):
         return TData(t.name, tuple(subst_type(a, s) for a in t.args))
     raise TypeError(f"not a type: {t!r}")
@@ -269,15 +288,25 @@ def type_to_str(t: Type, top: bool = True, namer: Optional[Namer] = None) -> str
             return t.name
         return t.name + "(" + ", ".join(type_to_str(a, True, namer) for a in t.args) + ")"
     if isinstance(t, TFun):
-        return type_to_str(t.arg, False, namer) + " -> " + type_to_str(t.result, False, namer)
+        # a function parameter's type inside a function type is parenthesised unless it is a
+        # tuple component: ``(int -> int) -> int``, ``(b -> b, b) -> b``
+        def side(x):
+            s = type_to_str(x, False, namer)
+            return f"({s})" if isinstance(x, TFun) else s
+        return side(t.arg) + " -> " + side(t.result)
     raise TypeError(f"not a type: {t!r}")
 
 
 def scheme_to_str(s: Scheme) -> str:
-    """E.g. ``([a], [a]) -> a :: (a in number)``."""
+    """E.g. ``([a], [a]) -> a :: (a in number)``; the variables of ``letters`` (function
+    parameters' bindings) are lettered first and listed in the context."""
     namer = Namer()
+    for v, _ in s.letters:
+        namer(v)
     body = type_to_str(s.type, True, namer)
-    ctx = [f"{namer.names[v]} in {s.class_of(v)}" for v in namer.order if v in s.vars]
+    gone = dict(s.letters)
+    ctx = [f"{namer.names[v]} in {s.class_of(v) if v in s.vars else gone[v]}"
+           for v in namer.order if v in s.vars or v in gone]
     return body + (" :: (" + "; ".join(ctx) + ")" if ctx else "")
 
 

@@ -75,11 +75,15 @@ def test_scope_errors():
     assert errors_of("y = foo + 1;") == ["t.nesl:1:5: error: unbound variable foo"]
     assert errors_of("function h(x) = later(x);\nfunction later(x) = x;") == [
         "t.nesl:1:17: error: unbound function later"]
-    assert errors_of("function h(x) = x(1);") == [
-        "t.nesl:1:17: error: x is a variable, not a function"]
+    # a called parameter is a function parameter (higher-order functions, issue 10); a let-
+    # or generator-bound variable cannot be called
+    assert errors_of("function h(x) = let y = x in y(1);") == [
+        "t.nesl:1:30: error: y is a variable, not a function (only a parameter of the "
+        "function being defined can be called)"]
     assert errors_of("function h(x) = x;\ny = h;") == [
         "t.nesl:2:5: error: function h cannot be used as a value (NESL functions are "
-        "first-order)"]
+        "first-order: a function is called, or passed by name as the argument of a function "
+        "parameter)"]
     assert errors_of("function h(x, x) = x;") == [
         "t.nesl:1:15: error: variable x is bound twice"]
     assert errors_of("function h(x) = let nope(a) = x in a;") == [
