@@ -319,13 +319,9 @@ def make_externs(c: Compiled, flat, out: TextIO, *, int_bits: int = 32, print_le
                 return pack(value_to_leaves(tm, nt.TSeq(fun_type.result), res))
         return call
 
-    from nessie.glibc_random import rand_externs
     externs = {"clock": lambda *deps: time.perf_counter()}
-    # rand / rand_seed: glibc's generator, rt.rng (reseeded before each top-level item)
-    externs.update(rand_externs(flat.externs or {}, rt.rng))
     for ename, (name, fun_type, lifted) in (flat.externs or {}).items():
-        if ename not in externs:
-            externs[ename] = make(name, fun_type, lifted)
+        externs[ename] = make(name, fun_type, lifted)
     return externs, rt
 
 
@@ -353,11 +349,13 @@ def run_lcu(c: Compiled, flat, out: TextIO, *, print_length: int = 100, check: b
 
     from lambda_cu import interp as LI
     from lambda_cu.executor import Executor
-    from nessie.interp.printing import format_binding, format_function
+    from nessie.interp.printing import Redefinitions, format_binding, format_function
     from nessie.limits import OUT_OF_MEMORY, RECURSION_TOO_DEEP
-    from nessie.interp.eval import pattern_text
+
+    from nessie.types.library import is_library_item
 
     dts = _datatypes(c)
+    redefs = Redefinitions()
     externs, rt = make_externs(c, flat, out, int_bits=int_bits, print_length=print_length)
     if runner is None:
         runner = LI.NumpyRunner()
@@ -372,11 +370,13 @@ def run_lcu(c: Compiled, flat, out: TextIO, *, print_length: int = 100, check: b
         # function lines appear at their source position with their polymorphic type
         others = iter([i for i in flat.items if i.kind != "fun"])
         for titem in c.typed.items:
-            if isinstance(titem, T.FunDef):
+            if isinstance(titem, (T.FunDef, T.DataDef)) and not is_library_item(titem):
+                for note in redefs.function(titem.name, titem.scheme):
+                    line(note)                     # a datatype: its constructor's line
                 line(format_function(titem.name, titem.scheme))
+            if isinstance(titem, T.FunDef):
                 continue
             top = next(others)
-            rt.reseed()     # srandom(0) before every top-level item, as the original
             if top.kind in ("val", "exp"):
                 b = next(main)
                 fail = None
@@ -395,7 +395,10 @@ def run_lcu(c: Compiled, flat, out: TextIO, *, print_length: int = 100, check: b
                 if plen[0] is not None and plen[0] >= 0:
                     vals = truncate_leaves(flat.typemap, top.type, vals, plen[0])
                 value = leaves_to_value(flat.typemap, top.type, vals, dts)
-                lhs = pattern_text(top.item.pattern) if top.kind == "val" else "it"
+                lhs = top.item.pattern if top.kind == "val" else "it"
+                if top.kind == "val":
+                    for note in redefs.pattern(top.item.pattern):
+                        line(note)
                 line(format_binding(lhs, value, top.type, plen[0], dts))
             elif top.kind == "set" and getattr(top.item, "name", None) == "print_length":
                 plen[0] = int(top.item.args[0])

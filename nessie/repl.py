@@ -200,12 +200,14 @@ def _last_token(text: str, filename: str) -> Optional[str]:
 
 def _is_incomplete(text: str, errors: list, filename: str) -> bool:
     """Should the REPL read more lines before handling ``text``?  Decided by the parser: the
-    input is unfinished when it ends inside a comment, or the parser needs more tokens to
-    finish an item; an erroneous item is finished once its ``;``/``$`` has been typed."""
+    input is unfinished when it ends inside a comment or a string (strings may span lines),
+    or the parser needs more tokens to finish an item; an erroneous item is finished once its
+    ``;``/``$`` has been typed."""
     if not errors:
         return False
     for e in errors:
-        if e.message == "unterminated comment" or "unexpected end of input" in e.message:
+        if (e.message == "unterminated comment" or "unexpected end of input" in e.message
+                or e.message.startswith("unterminated string literal")):
             return True
     return _last_token(text, filename) not in ("SEMI", "DOLLAR")
 
@@ -235,6 +237,7 @@ class Session:
         self.interp = Interpreter(self.rt)
         self.lines: list[str] = []        # every line read in the session (for messages)
         self.pending: list[str] = []      # lines of the unfinished input
+        self._library_defined: set = set()  # library datatypes defined in the session
         self.quit = False
         if backend not in BACKENDS:
             raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
@@ -359,7 +362,11 @@ class Session:
         from nessie.limits import run_deep
         from nessie.types import typed_ast as T
 
+        from nessie.types.library import library_datadefs
+
         snap = self._snapshot_mono()
+        defined = set(self._library_defined)
+        typed = library_datadefs(typed, defined) + list(typed)   # the library's datatypes
         try:
             bad = driver.int_literal_errors(tuple(typed), self.int_bits)
             if bad:
@@ -375,6 +382,7 @@ class Session:
                 _run_interruptibly(lambda: self.interp.run_items(mono_items, typed))
             else:
                 _run_interruptibly(lambda: self._run_compiled(mono_items))
+            self._library_defined = defined
             return True
         except BackendCannotRun as e:
             self._restore_mono(snap)
@@ -582,11 +590,14 @@ class Session:
     def _run_compiled(self, mono_items: list) -> None:
         """Run one typed item's monomorphic items: definitions in the interpreter, values on
         the backend (or on the interpreter, with a note, when ``auto`` cannot use it)."""
-        from nessie.interp.eval import pattern_text
         from nessie.interp.printing import format_binding
         from nessie.types import typed_ast as T
 
-        # the instances this item needs, defined silently (its typed item is a value)
+        # the instances this item needs, defined silently (its typed item is a value), and
+        # the library datatypes it uses
+        for m in mono_items:
+            if isinstance(m, T.DataDef):
+                self.interp.compiler.define_datatype(m)
         self.interp.run_items([m for m in mono_items if isinstance(m, T.FunDef)], [])
         for m in mono_items:
             if not isinstance(m, (T.ValBind, T.ExpItem)):
@@ -613,7 +624,9 @@ class Session:
             rt = self.rt
             if isinstance(m, T.ValBind):
                 self.interp.compiler.pattern(m.pattern)(value, self.interp.globals)
-                lhs = pattern_text(m.pattern)
+                lhs = m.pattern
+                for note in self.interp.redefinitions.pattern(m.pattern):
+                    rt.out.line(note)
             else:
                 self.interp.globals["it"] = value
                 lhs = "it"
@@ -662,6 +675,7 @@ class Session:
         runner = self.runner() if self.backend_in_use() == "opencl" else driver.make_runner("lcu")
         externs, rt = driver.make_externs(c, flat, self.rt.out, int_bits=self.int_bits,
                                           print_length=self.rt.print_length)
+        rt.rng = self.rt.rng              # one random generator for the whole session
         fname = "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in _ITEM_FUNCTION)
         tm = flat.typemap
         leaves: list = []

@@ -12,9 +12,7 @@ evaluates its sources in the enclosing scope, requires them to have equal length
 (``RUNTIME ERROR: Length mismatch in an apply-to-each.`` at the apply-to-each), binds the
 generator patterns element-wise, evaluates the filter and then the body only for the
 elements that pass it; ranges ``[s:e:d]`` exclude ``e`` (a zero stride is a divide-by-zero
-error); ``time(e)`` gives ``(value, seconds)``.  An apply-to-each that may draw random
-numbers is evaluated vector-wise instead, in the original's (flattened) order of draws
-(``nessie.interp.vector``); every top-level item starts with ``srandom(0)``.
+error); ``time(e)`` gives ``(value, seconds)``.
 
 ``run_program(program, sem, out)`` executes the top-level items in order, printing the
 result lines of the original REPL (``f = fn : TYPE``, ``x = VALUE : TYPE``,
@@ -32,10 +30,11 @@ import time
 from typing import Any, Callable, TextIO
 
 from nessie.types import typed_ast as T
+from nessie.types.library import is_library_item
 
 from . import errors as E
 from .builtins import BUILTINS, CONSTANTS, CallContext, Output, Runtime
-from .printing import format_binding, format_function
+from .printing import Redefinitions, format_binding, format_function
 from .values import DEFAULT_SEMANTICS, DataVal, Semantics, Seq, pair, unpair
 from .vtypes import Datatypes
 
@@ -84,11 +83,6 @@ class Compiler:
         self.rt = rt
         self.globals: dict[str, Any] = {}
         self.functions: dict[str, FunctionCell] = {}
-        #: the user functions' definitions, and the vector-wise compiler of the apply-to-each
-        #: bodies that draw random numbers (``nessie.interp.vector``), made anew when a
-        #: function is (re)defined
-        self.fundefs: dict[str, T.FunDef] = {}
-        self._vector = None
 
     @property
     def datatypes(self) -> Datatypes:
@@ -102,8 +96,6 @@ class Compiler:
         return self.functions[name]
 
     def define_function(self, fun: T.FunDef) -> None:
-        self.fundefs[fun.name] = fun
-        self._vector = None
         cell = self.cell(fun.name)
         cell.bind_param = self.pattern(fun.param)
         cell.body = self.exp(fun.body)
@@ -234,28 +226,8 @@ class Compiler:
                     if filt is None or filt(inner):
                         out.append(body(inner))
                 return Seq(out)
-            return self._drawing_or(node, apply_to_each_1)
-        return self._drawing_or(node, apply_to_each)
-
-    def _drawing_or(self, node: T.ApplyToEach, elementwise: Code) -> Code:
-        """``elementwise`` — unless ``node`` may draw random numbers: then the vector-wise
-        evaluation of ``nessie.interp.vector`` (the original's order of draws).  Decided at the
-        first run, when every function is defined (and again after a redefinition)."""
-        chosen: list = [None, None]          # [vector compiler it was decided with, code]
-
-        def apply_to_each(env: Env) -> Seq:
-            vc = self.vector()
-            if chosen[0] is not vc:
-                chosen[0] = vc
-                chosen[1] = vc.apply_to_each(node) if vc.draws.expression(node) else elementwise
-            return chosen[1](env)
+            return apply_to_each_1
         return apply_to_each
-
-    def vector(self):
-        if self._vector is None:
-            from .vector import VectorCompiler
-            self._vector = VectorCompiler(self)
-        return self._vector
 
     def exp_SeqLit(self, node: T.SeqLit) -> Code:
         elems = [self.exp(e) for e in node.elems]
@@ -269,21 +241,15 @@ class Compiler:
         start, end, stride = self.exp(node.start), self.exp(node.end), self.exp(node.stride)
         span = node.span
 
-        make = self.make_range
-
         def range_(env: Env) -> Seq:
-            return make(start(env), end(env), stride(env), span)
+            s, e, d = start(env), end(env), stride(env)
+            if d == 0:
+                raise E.RuntimeNeslError(span, E.DIVIDE_BY_ZERO)
+            r = range(s, e, d)
+            if len(r) > E.MAX_SEQ_LENGTH:
+                raise E.RuntimeNeslError(span, E.SEQUENCE_TOO_LONG)
+            return Seq(tuple(r))
         return range_
-
-    @staticmethod
-    def make_range(s: int, e: int, d: int, span: Any) -> Seq:
-        """``[s:e:d]``; a zero stride is a divide-by-zero error at ``span``."""
-        if d == 0:
-            raise E.RuntimeNeslError(span, E.DIVIDE_BY_ZERO)
-        r = range(s, e, d)
-        if len(r) > E.MAX_SEQ_LENGTH:
-            raise E.RuntimeNeslError(span, E.SEQUENCE_TOO_LONG)
-        return Seq(tuple(r))
 
     def exp_Time(self, node: T.Time) -> Code:
         inner = self.exp(node.exp)
@@ -348,6 +314,7 @@ class Interpreter:
         self.rt = rt
         self.compiler = Compiler(rt)
         self._announced: set[str] = set()
+        self.redefinitions = Redefinitions()
 
     @property
     def globals(self) -> dict[str, Any]:
@@ -385,22 +352,26 @@ class Interpreter:
                 self.run_item(next(rest))
 
     def announce(self, name: str, scheme: Any) -> None:
+        for note in self.redefinitions.function(name, scheme):
+            self.rt.out.line(note)
         self.rt.out.line(format_function(name, scheme))
 
     def run_item(self, item: Any) -> None:
         rt = self.rt
-        rt.reseed()     # srandom(0) before every top-level item, as the original
         if isinstance(item, T.FunDef):
             name = item.orig_name or item.name
             if name not in self._announced:
                 self._announced.add(name)
                 self.announce(name, item.scheme)
         elif isinstance(item, T.DataDef):
-            pass  # defined up front; the original prints nothing for a datatype
+            if not is_library_item(item):          # defined up front; its constructor's line
+                self.announce(item.name, item.scheme)
         elif isinstance(item, T.ValBind):
             value = self._evaluate(item.exp)
             self.compiler.pattern(item.pattern)(value, self.globals)
-            rt.out.line(format_binding(pattern_text(item.pattern), value, item.exp.type,
+            for note in self.redefinitions.pattern(item.pattern):
+                rt.out.line(note)
+            rt.out.line(format_binding(item.pattern, value, item.exp.type,
                                        rt.print_length, rt.datatypes))
         elif isinstance(item, T.ExpItem):
             value = self._evaluate(item.exp)

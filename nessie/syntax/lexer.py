@@ -143,11 +143,11 @@ def t_INT(t):
     return _tok(t, int(digits))
 
 
-_ESCAPES = {"n": "\n", "t": "\t", "\\": "\\", '"': '"', "r": "\r", "0": "\0"}
-
-
 def t_STRING(t):
-    r'"([^"\\\n]|\\.)*"'
+    r'"([^"\\]|\\(.|\n))*"'
+    # As the original reads a string (``ctoken-string`` in src/tokens.lisp): a backslash makes
+    # the next character, whatever it is, part of the string (``"a\"b"`` is a"b, ``"good\n"``
+    # is goodn: there are no escape sequences), and a string may span lines.
     raw = t.value[1:-1]
     if not raw.isascii():
         _check_chars(t, raw, 1)
@@ -157,7 +157,7 @@ def t_STRING(t):
     while i < len(raw):
         ch = raw[i]
         if ch == "\\" and i + 1 < len(raw):
-            out.append(_ESCAPES.get(raw[i + 1], raw[i + 1]))
+            out.append(raw[i + 1])
             i += 2
         else:
             out.append(ch)
@@ -166,9 +166,10 @@ def t_STRING(t):
 
 
 def t_unterminated_string(t):
-    r'"([^"\\\n]|\\.)*'
+    r'"([^"\\]|\\(.|\n))*'
     st: _LexState = t.lexer.state
-    st.diags.error(st.span(t.lexpos, t.lexpos + len(t.value)), "unterminated string literal")
+    st.diags.error(st.span(t.lexpos, t.lexpos + 1),
+                   "unterminated string literal (no closing \" before the end of the input)")
 
 
 def t_ID(t):

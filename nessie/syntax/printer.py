@@ -25,7 +25,9 @@ ARGS = -1      # context: inside call parentheses (a tuple needs no parentheses 
 EXP = 0        # context: a full expression (commas allowed)
 NOCOMMA = 0.5  # context: sequence element / range bound (no top-level comma)
 
-_ESC = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r", "\0": "\\0"}
+#: a string literal holds any character as itself (it may span lines); only ``"`` and ``\\``
+#: need a backslash, which makes the next character part of the string (as the original reads)
+_ESC = {"\\": "\\\\", '"': '\\"'}
 
 
 def is_identifier(name: str) -> bool:

@@ -4,7 +4,7 @@ Public API::
 
     typecheck(program, env=None) -> TypedProgram     # raises CompileErrors with every error
     typecheck_item(env, item) -> (env', [typed items])  # incremental (REPL); raises CompileErrors
-    initial_env() -> TypeEnv                          # empty environment (builtins are implicit)
+    initial_env() -> TypeEnv                          # builtins (implicit), library datatypes
     print_typed(typed_program) -> str                 # --emit typed
     type_summary(typed_program) -> str                # "dotp = fn : ([a], [a]) -> a :: ..."
     parse_type(text) -> Type  / parse_scheme(text) -> Scheme
@@ -34,7 +34,10 @@ __all__ = [
 
 
 def initial_env() -> TypeEnv:
-    return TypeEnv()
+    """The environment a program starts in: the builtins (implicit) and the library's
+    datatypes ``stream`` and ``bound_box`` (:mod:`nessie.types.library`)."""
+    from nessie.types.library import library_env
+    return library_env()
 
 
 def typecheck(program: A.Program, env: TypeEnv | None = None) -> typed_ast.TypedProgram:
@@ -46,6 +49,8 @@ def typecheck(program: A.Program, env: TypeEnv | None = None) -> typed_ast.Typed
         env, typed = check_item(env, item, diags)
         out.extend(typed)
     diags.raise_if_errors()
+    from nessie.types.library import library_datadefs
+    out = library_datadefs(out) + out     # the library datatypes the program uses
     return typed_ast.TypedProgram(tuple(out), env)
 
 

@@ -192,6 +192,12 @@ BUILTIN_TYPES: dict[str, str] = {
     "read_float_seq_from_file": "[char] -> [float]",
     "write_string_to_file": "[char], [char] -> bool",
     "read_string_from_file": "[char] -> [char]",
+    # more of the original's library (src/other-ops.nesl, src/io.lnesl, src/plot.nesl); the
+    # datatypes stream and bound_box are the library's (nessie.types.library)
+    "next_char": "[int], [a], [a], int -> [int] :: (a in any)",
+    "bounding_box": "[(a, a)] -> bound_box(a) :: (a in number)",
+    "read_string": "[char], int, stream -> (([char], int), bool, [char])",
+    "prompt": "[char] -> [char]",
 }
 
 #: predefined constants and their types
@@ -202,6 +208,13 @@ BUILTIN_CONSTANTS: dict[str, str] = {
     "space": "char",
     "newline": "char",
     "tab": "char",
+    # the original's library variables (src/read-eval-print.lisp, src/io.lnesl)
+    "nesl_path": "[char]",
+    "user": "[char]",
+    "stdin": "stream",
+    "stdout": "stream",
+    "stderr": "stream",
+    "nullstr": "stream",
 }
 
 #: the builtin each operator of the syntax denotes (prefix minus is ``negate``)
@@ -210,16 +223,25 @@ BINARY_OPERATORS = ("or", "nor", "xor", "and", "nand", "==", "/=", "<", ">", "<=
 PREFIX_OPERATORS = {"-": "negate", "#": "#", "@": "@"}
 
 
+class _Arity:
+    """What the type parser needs of a library datatype: its parameters."""
+
+    def __init__(self, n: int) -> None:
+        self.params = tuple(range(n))
+
+
 def _parse_all():
     from nessie.syntax import parse_type_signature, parse_value_type
     from nessie.types.convert import scheme_from_sig, scheme_from_value_type
+    from nessie.types.library import LIBRARY_DATATYPE_ARITY
+    dts = {name: _Arity(n) for name, n in LIBRARY_DATATYPE_ARITY.items()}
     schemes = {}
     for name, text in BUILTIN_TYPES.items():
-        schemes[name] = scheme_from_sig(parse_type_signature(text, f"<builtin {name}>"))
+        schemes[name] = scheme_from_sig(parse_type_signature(text, f"<builtin {name}>"), dts)
     consts = {}
     for name, text in BUILTIN_CONSTANTS.items():
         texp, ctx = parse_value_type(text, f"<builtin {name}>")
-        consts[name] = scheme_from_value_type(texp, ctx).type
+        consts[name] = scheme_from_value_type(texp, ctx, dts).type
     return schemes, consts
 
 

@@ -35,7 +35,8 @@ def type_to_texp(t, namer: Namer):
 
 
 def scheme_to_sig(scheme) -> A.FunSig:
-    namer = Namer()
+    from nessie.types.lettering import original_namer
+    namer = original_namer(scheme)     # the letters of the function's result line
     arg = type_to_texp(scheme.type.arg, namer)
     res = type_to_texp(scheme.type.result, namer)
     ctx = tuple((namer.names[v], scheme.class_of(v)) for v in namer.order if v in scheme.vars)

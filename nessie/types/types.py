@@ -298,11 +298,10 @@ def type_to_str(t: Type, top: bool = True, namer: Optional[Namer] = None) -> str
 
 
 def scheme_to_str(s: Scheme) -> str:
-    """E.g. ``([a], [a]) -> a :: (a in number)``; the variables of ``letters`` (function
-    parameters' bindings) are lettered first and listed in the context."""
-    namer = Namer()
-    for v, _ in s.letters:
-        namer(v)
+    """E.g. ``([a], [a]) -> a :: (a in number)``; the variables are lettered as the original
+    letters them (:mod:`nessie.types.lettering`)."""
+    from nessie.types.lettering import original_namer
+    namer = original_namer(s)
     body = type_to_str(s.type, True, namer)
     gone = dict(s.letters)
     ctx = [f"{namer.names[v]} in {s.class_of(v) if v in s.vars else gone[v]}"

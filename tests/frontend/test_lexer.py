@@ -45,7 +45,23 @@ def test_booleans():
 
 def test_strings_are_not_folded():
     assert tokenize('"AbC" "a\\"b" "x\\ny"') == [("STRING", "AbC"), ("STRING", 'a"b'),
-                                                 ("STRING", "x\ny")]
+                                                 ("STRING", "xny")]
+
+
+def test_backslash_takes_the_next_character_as_the_original_reads_strings():
+    # src/tokens.lisp ctoken-string: no escape sequences, "good\n" is goodn
+    assert tokenize('"good\\n" "a\\\\b" "\\t"') == [("STRING", "goodn"), ("STRING", "a\\b"),
+                                                    ("STRING", "t")]
+
+
+def test_a_string_may_span_lines():
+    assert tokenize('"two\nlines" x') == [("STRING", "two\nlines"), ("ID", "x")]
+
+
+def test_unterminated_string_is_reported_at_its_quote():
+    with pytest.raises(CompileErrors) as info:
+        tokenize('x "abc\ndef')
+    assert "1:3: error: unterminated string literal" in info.value.format()
 
 
 def test_characters_versus_backquoted_operators():

@@ -189,7 +189,9 @@ def test_every_builtin_of_nesl_md_has_a_type():
     missing = [n for n in NESL_MD_BUILTINS if n not in BUILTIN_TYPES]
     assert missing == []
     assert set(BUILTIN_SCHEMES) == set(BUILTIN_TYPES)
-    assert set(CONSTANT_TYPES) == {"pi", "max_int", "min_int", "space", "newline", "tab"}
+    assert set(CONSTANT_TYPES) == {"pi", "max_int", "min_int", "space", "newline", "tab",
+                                   # the original library's variables (issue 10)
+                                   "nesl_path", "user", "stdin", "stdout", "stderr", "nullstr"}
 
 
 @pytest.mark.parametrize("name,expected", [

@@ -45,7 +45,9 @@ def test_listed_builtin_is_implemented(name):
 
 
 def test_constants_are_defined():
-    assert set(CONSTANTS) == {"space", "newline", "tab", "pi", "max_int", "min_int"}
+    assert set(CONSTANTS) == {"space", "newline", "tab", "pi", "max_int", "min_int",
+                              # the original library's variables (issue 10)
+                              "nesl_path", "user", "stdin", "stdout", "stderr", "nullstr"}
 
 
 @pytest.mark.skipif(not NESL_MD.exists(), reason="NESL.md not available")

@@ -8,10 +8,14 @@ import pytest
 from interp_helpers import runtime
 from nessie.diagnostics import RuntimeNeslError
 from nessie.interp.builtins import BUILTINS
-from nessie.interp.values import SegDes, Seq
-from nessie.interp.vtypes import conforms, format_type
+from nessie.interp.values import DataVal, SegDes, Seq
+from nessie.interp.vtypes import Datatypes, conforms, format_type
 from nessie.types.builtins import BUILTIN_SCHEMES
-from nessie.types.types import INT, FLOAT, BOOL, TBase, TPair, TSeq, subst_type
+from nessie.types.library import library_defs
+from nessie.types.types import INT, FLOAT, BOOL, TBase, TData, TPair, TSeq, subst_type
+
+#: the library's datatypes (stream, bound_box) that builtin types mention
+LIBRARY = Datatypes({name: d.scheme for name, d in library_defs().items()})
 
 SAMPLES = {"int": 1, "float": 0.5, "bool": True, "char": "a", "segdes": SegDes(1)}
 # classes -> the instances tried for a type variable of that class
@@ -26,6 +30,8 @@ def sample(ty):
         return Seq((sample(ty.elem), sample(ty.elem)))
     if isinstance(ty, TPair):
         return (sample(ty.fst), sample(ty.snd))
+    if isinstance(ty, TData):
+        return DataVal(ty.name, tuple(sample(f) for f in LIBRARY.fields(ty)))
     raise TypeError(ty)
 
 
@@ -49,4 +55,5 @@ def test_result_has_the_result_type(name, fty):
         result = BUILTINS[name](arg, rt.context(arg_type=fty.arg, res_type=fty.result))
     except RuntimeNeslError:
         return  # e.g. an index out of range for the sample: the shape was accepted
-    assert conforms(result, fty.result), f"{name}{arg!r} = {result!r} : {format_type(fty.result)}"
+    assert conforms(result, fty.result, LIBRARY), \
+        f"{name}{arg!r} = {result!r} : {format_type(fty.result)}"

@@ -155,6 +155,7 @@ def test_redefinition():
                        "function g(x) = [x];\ng(1);\n")
     assert err == ""
     assert out == ("g = fn : int -> int\nit = 2 : int\ng = fn : int -> int\nit = 10 : int\n"
+                   "Redefining G with a new type.  Old calls will not be modified.\n"
                    "g = fn : a -> [a] :: (a in any)\nit = [1] : [int]\n")
 
 
@@ -373,7 +374,8 @@ def test_session_feed_reports_unfinished_input():
 def test_session_type_of():
     s, out, _ = session()
     feed_all(s, "datatype complex(float, float);\nz = complex(1.0, 2.0);")
-    assert out.getvalue() == "z = complex(1.0, 2.0) : complex\n"
+    assert out.getvalue() == ("complex = fn : (float, float) -> complex\n"
+                              "z = complex(1.0, 2.0) : complex\n")
     assert s.type_of("z") == "z : complex"
     assert s.type_of("complex") == "complex : (float, float) -> complex"
     assert s.type_of("pi") == "pi : float"
