@@ -917,6 +917,7 @@ class Module:
         values = [self._conv.to_interp(a, t) for a, t in zip(args, self._arg_types(fn, fun))]
         arg = values[0] if len(values) == 1 else pair(*values)
         self._interp.rt.out = self._runtime_out()
+        self._interp.rt.reseed()      # a call is a top-level item: srandom(0) first
         result = call_function(self._interp, inst, arg)
         return self._conv.from_interp(result, fun.result)
 
@@ -1041,6 +1042,7 @@ class Module:
         inst = self._mono.instantiate(fn.name, fun)
         flat, interp, fname, rt = self._flat_for(inst)
         rt.out = self._runtime_out()
+        rt.reseed()                   # a call is a top-level item: srandom(0) first
         leaves: list = []
         expected = []
         for g, ty in self._globals_used(inst):   # top-level values: leading parameters

@@ -319,9 +319,13 @@ def make_externs(c: Compiled, flat, out: TextIO, *, int_bits: int = 32, print_le
                 return pack(value_to_leaves(tm, nt.TSeq(fun_type.result), res))
         return call
 
+    from nessie.glibc_random import rand_externs
     externs = {"clock": lambda *deps: time.perf_counter()}
+    # rand / rand_seed: glibc's generator, rt.rng (reseeded before each top-level item)
+    externs.update(rand_externs(flat.externs or {}, rt.rng))
     for ename, (name, fun_type, lifted) in (flat.externs or {}).items():
-        externs[ename] = make(name, fun_type, lifted)
+        if ename not in externs:
+            externs[ename] = make(name, fun_type, lifted)
     return externs, rt
 
 
@@ -377,6 +381,7 @@ def run_lcu(c: Compiled, flat, out: TextIO, *, print_length: int = 100, check: b
             if isinstance(titem, T.FunDef):
                 continue
             top = next(others)
+            rt.reseed()     # srandom(0) before every top-level item, as the original
             if top.kind in ("val", "exp"):
                 b = next(main)
                 fail = None

@@ -675,7 +675,6 @@ class Session:
         runner = self.runner() if self.backend_in_use() == "opencl" else driver.make_runner("lcu")
         externs, rt = driver.make_externs(c, flat, self.rt.out, int_bits=self.int_bits,
                                           print_length=self.rt.print_length)
-        rt.rng = self.rt.rng              # one random generator for the whole session
         fname = "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in _ITEM_FUNCTION)
         tm = flat.typemap
         leaves: list = []

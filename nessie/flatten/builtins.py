@@ -1209,6 +1209,11 @@ _EXPANDED = {"->", "read", "get", "reverse", "take", "drop", "subseq", "rotate",
 
 # ------------------------------------------------------------------------------ dispatch
 def apply(fl, e: T.Call, argv, env: dict, ctx: Optional[Ctx]):
+    if ctx is not None and e.name not in _PER_INSTANCE and is_uniform(argv):
+        # the same argument for every instance: applied once, on the host (a uniform result;
+        # the context is not empty when this runs) -- so ``rand(100)`` draws one number, as
+        # on the original (see nessie/interp/vector.py, which the interpreter follows)
+        ctx = None
     try:
         return _apply(fl, e, argv, env, ctx)
     except R.FlattenUnsupported:
@@ -1264,6 +1269,21 @@ def _apply(fl, e: T.Call, argv, env: dict, ctx: Optional[Ctx]):
         return _expand(fl, e, _components(argv, _arity(e.fun_type, e.name)), env, ctx)
     if name == "error" and isinstance(e.arg, T.StringLit):
         return error_call(fl, e, e.arg.value, ctx)
+    if name == "rand":
+        return rand_call(fl, e, argv, ctx)
+    return host_call(fl, e, argv, ctx)
+
+
+def rand_call(fl, e: T.Call, argv, ctx: Optional[Ctx]):
+    """``rand``: a host library call (glibc's ``random()``, ``nessie.glibc_random``), one draw
+    per instance in instance order.  On ints, a zero argument is C's ``random() % 0``: ``Divide
+    by zero.`` at the call, checked before anything is drawn."""
+    if fl.tm.base(e.fun_type.arg) != FLOAT:
+        msg = "RUNTIME ERROR: " + E.DIVIDE_BY_ZERO
+        if ctx is None:
+            _emit_check(fl, R.p("ne", uniform_rep(argv).e, R.c_int(0)), False, None, _loc(e), msg)
+        else:
+            _emit_check(fl, R.p("ne", scalar_at(argv, I), R.c_int(0)), True, ctx, _loc(e), msg)
     return host_call(fl, e, argv, ctx)
 
 
@@ -1282,11 +1302,11 @@ def error_call(fl, e: T.Call, message: str, ctx: Optional[Ctx]):
 def host_call(fl, e: T.Call, argv, ctx: Optional[Ctx]):
     """A builtin without a data-parallel form here (I/O, printing values as strings, the random
     generator, string parsing, the set operations …) is a host library call (``Extern``).  In a
-    context it is applied to the instances one after the other, in order (the reference
-    interpreter's order for one call site), on the host: correct, but not parallel."""
+    context it is applied to the instances one after the other, in order, on the host: correct,
+    but not parallel."""
     b = fl.b
-    # an effectful builtin runs once per instance even on uniform arguments (never hoisted)
-    lifted = ctx is not None and (e.name in _EFFECTFUL or not is_uniform(argv))
+    # output and errors run once per instance even on uniform arguments (never hoisted)
+    lifted = ctx is not None and (e.name in _PER_INSTANCE or not is_uniform(argv))
     ename = fl.extern_name(e.name, e.fun_type, lifted, _loc(e))
     if not lifted:
         args = R.leaves(uniform_rep(argv))
@@ -1299,9 +1319,11 @@ def host_call(fl, e: T.Call, argv, ctx: Optional[Ctx]):
     return L(fl.tm.seq_from_leaves(e.type, list(outs)), None)
 
 
-_EFFECTFUL = {"rand", "rand_seed", "print_string", "print_line", "print_char", "write_string",
-              "prompt",
-              "write_string_to_file", "print", "error"}
+#: builtins applied once per instance even to a uniform argument (output, errors); any other
+#: builtin -- ``rand`` and ``rand_seed`` included -- is applied once to a uniform argument
+#: (``nessie.interp.vector.PER_INSTANCE`` is the same set)
+_PER_INSTANCE = {"print_string", "print_line", "print_char", "write_string",
+                 "write_string_to_file", "print", "error", "prompt"}
 
 
 def _tuple_type(tys):

@@ -32,6 +32,8 @@ from typing import Any, Callable, TextIO
 
 import numpy as np
 
+from nessie.glibc_random import GlibcRandom, rand_float, rand_int
+
 from . import errors as E
 from .errors import RuntimeNeslError
 from .printing import format_float, format_value
@@ -44,28 +46,6 @@ _MASK64 = (1 << 64) - 1
 # --------------------------------------------------------------------------------------
 # Run-time state and call context
 # --------------------------------------------------------------------------------------
-
-class SplitMix64:
-    """The random generator of ``rand``: SplitMix64 (Steele, Lea, Flood 2014).
-
-    Deterministic and trivially reproducible by other backends: each call of ``rand``
-    advances the state once, in the order the calls are made (element order inside an
-    apply-to-each).  ``rand(n)`` for an int ``n > 0`` is ``next() mod n``; for a float ``x``
-    it is ``(next() >> 11) * 2**-53 * x``.
-    """
-
-    __slots__ = ("state",)
-
-    def __init__(self, seed: int) -> None:
-        self.state = seed & _MASK64
-
-    def next(self) -> int:
-        self.state = (self.state + 0x9E3779B97F4A7C15) & _MASK64
-        z = self.state
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
-        return z ^ (z >> 31)
-
 
 class Output:
     """The output stream of a run, remembering whether the last character was a newline
@@ -97,10 +77,16 @@ class Runtime:
                  datatypes: Datatypes | None = None) -> None:
         self.sem = sem
         self.datatypes = datatypes if datatypes is not None else Datatypes()
-        self.rng = SplitMix64(sem.seed)
+        #: the generator of ``rand``: glibc's ``random()`` (``nessie.glibc_random``), seeded
+        #: with ``srandom(sem.seed)`` before every top-level item (``reseed``)
+        self.rng = GlibcRandom(sem.seed)
         self.out = out if isinstance(out, Output) else Output(out)
         self.base_dir = base_dir if base_dir is not None else os.getcwd()
         self.print_length = print_length
+
+    def reseed(self) -> None:
+        """``srandom(seed)``: what the original does before each top-level item."""
+        self.rng.seed(self.sem.seed)
 
     def context(self, span: Any = None, arg_type: Any = None, res_type: Any = None) -> "CallContext":
         return CallContext(self, span, arg_type, res_type)
@@ -525,21 +511,30 @@ def _round(x, ctx):
 
 @builtin("rand")
 def _rand(x, ctx):
-    """Uniform in ``[0, x)`` from the run's ``SplitMix64`` generator.  Choice: ``rand(0)``
-    is 0 and a negative int ``x`` gives ``-rand(-x)``."""
-    z = ctx.rt.rng.next()
+    """Uniform in ``[0, x)``, as the original computes it with the C library's ``random()``
+    (``nessie.glibc_random``): ``random() % x`` on ints, ``x * float(random() % 2**30) / 2**30``
+    on floats; one draw per call.  Choices (the original's manual only speaks of a positive
+    ``x``): a negative int ``x`` gives C's ``random() % x``, a number in ``[0, |x|)``;
+    ``rand(0)`` is C's ``random() % 0``, a division by zero: ``RUNTIME ERROR: Divide by zero.``
+    at the call, drawing nothing; a float ``x <= 0`` gives a number in ``(x, 0]``.
+
+    Which calls draw, and in which order, inside an apply-to-each is the original's flattened
+    order (``nessie.interp.vector``): a call whose argument is the same for every element
+    draws once."""
     if _is_int(x):
-        if x == 0:
-            return 0
-        return z % x if x > 0 else -(z % -x)
-    return (z >> 11) * (1.0 / (1 << 53)) * x
+        try:
+            return rand_int(ctx.rt.rng, x)
+        except ZeroDivisionError:
+            raise ctx.error(E.DIVIDE_BY_ZERO) from None
+    return rand_float(ctx.rt.rng, x)
 
 
 @builtin("rand_seed")
 def _rand_seed(seed, ctx):
-    """Reseed the generator.  Choice: returns ``T`` (like the other side-effecting
-    builtins)."""
-    ctx.rt.rng = SplitMix64(seed)
+    """``srandom(seed)`` (the seed taken modulo 2**32, as C's ``unsigned int``; 0 acts as 1).
+    It lasts until the end of the top-level item: every item starts with ``srandom(0)``.
+    Choice: returns ``T`` (like the other side-effecting builtins)."""
+    ctx.rt.rng.seed(seed)
     return True
 
 

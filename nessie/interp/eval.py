@@ -12,7 +12,9 @@ evaluates its sources in the enclosing scope, requires them to have equal length
 (``RUNTIME ERROR: Length mismatch in an apply-to-each.`` at the apply-to-each), binds the
 generator patterns element-wise, evaluates the filter and then the body only for the
 elements that pass it; ranges ``[s:e:d]`` exclude ``e`` (a zero stride is a divide-by-zero
-error); ``time(e)`` gives ``(value, seconds)``.
+error); ``time(e)`` gives ``(value, seconds)``.  An apply-to-each that may draw random
+numbers is evaluated vector-wise instead, in the original's (flattened) order of draws
+(``nessie.interp.vector``); every top-level item starts with ``srandom(0)``.
 
 ``run_program(program, sem, out)`` executes the top-level items in order, printing the
 result lines of the original REPL (``f = fn : TYPE``, ``x = VALUE : TYPE``,
@@ -83,6 +85,11 @@ class Compiler:
         self.rt = rt
         self.globals: dict[str, Any] = {}
         self.functions: dict[str, FunctionCell] = {}
+        #: the user functions' definitions, and the vector-wise compiler of the apply-to-each
+        #: bodies that draw random numbers (``nessie.interp.vector``), made anew when a
+        #: function is (re)defined
+        self.fundefs: dict[str, T.FunDef] = {}
+        self._vector = None
 
     @property
     def datatypes(self) -> Datatypes:
@@ -96,6 +103,8 @@ class Compiler:
         return self.functions[name]
 
     def define_function(self, fun: T.FunDef) -> None:
+        self.fundefs[fun.name] = fun
+        self._vector = None
         cell = self.cell(fun.name)
         cell.bind_param = self.pattern(fun.param)
         cell.body = self.exp(fun.body)
@@ -226,8 +235,28 @@ class Compiler:
                     if filt is None or filt(inner):
                         out.append(body(inner))
                 return Seq(out)
-            return apply_to_each_1
+            return self._drawing_or(node, apply_to_each_1)
+        return self._drawing_or(node, apply_to_each)
+
+    def _drawing_or(self, node: T.ApplyToEach, elementwise: Code) -> Code:
+        """``elementwise`` — unless ``node`` may draw random numbers: then the vector-wise
+        evaluation of ``nessie.interp.vector`` (the original's order of draws).  Decided at the
+        first run, when every function is defined (and again after a redefinition)."""
+        chosen: list = [None, None]          # [vector compiler it was decided with, code]
+
+        def apply_to_each(env: Env) -> Seq:
+            vc = self.vector()
+            if chosen[0] is not vc:
+                chosen[0] = vc
+                chosen[1] = vc.apply_to_each(node) if vc.draws.expression(node) else elementwise
+            return chosen[1](env)
         return apply_to_each
+
+    def vector(self):
+        if self._vector is None:
+            from .vector import VectorCompiler
+            self._vector = VectorCompiler(self)
+        return self._vector
 
     def exp_SeqLit(self, node: T.SeqLit) -> Code:
         elems = [self.exp(e) for e in node.elems]
@@ -241,15 +270,21 @@ class Compiler:
         start, end, stride = self.exp(node.start), self.exp(node.end), self.exp(node.stride)
         span = node.span
 
+        make = self.make_range
+
         def range_(env: Env) -> Seq:
-            s, e, d = start(env), end(env), stride(env)
-            if d == 0:
-                raise E.RuntimeNeslError(span, E.DIVIDE_BY_ZERO)
-            r = range(s, e, d)
-            if len(r) > E.MAX_SEQ_LENGTH:
-                raise E.RuntimeNeslError(span, E.SEQUENCE_TOO_LONG)
-            return Seq(tuple(r))
+            return make(start(env), end(env), stride(env), span)
         return range_
+
+    @staticmethod
+    def make_range(s: int, e: int, d: int, span: Any) -> Seq:
+        """``[s:e:d]``; a zero stride is a divide-by-zero error at ``span``."""
+        if d == 0:
+            raise E.RuntimeNeslError(span, E.DIVIDE_BY_ZERO)
+        r = range(s, e, d)
+        if len(r) > E.MAX_SEQ_LENGTH:
+            raise E.RuntimeNeslError(span, E.SEQUENCE_TOO_LONG)
+        return Seq(tuple(r))
 
     def exp_Time(self, node: T.Time) -> Code:
         inner = self.exp(node.exp)
@@ -358,6 +393,7 @@ class Interpreter:
 
     def run_item(self, item: Any) -> None:
         rt = self.rt
+        rt.reseed()     # srandom(0) before every top-level item, as the original
         if isinstance(item, T.FunDef):
             name = item.orig_name or item.name
             if name not in self._announced:

@@ -38,12 +38,13 @@ class Semantics:
     """Semantic options of a run.
 
     ``int_bits``: width of NESL ``int`` (two's complement); every integer result is
-    wrapped to it.  ``seed``: the initial state of the random generator used by ``rand``
-    (a fixed default so that runs repeat; ``rand_seed`` reseeds at run time).
+    wrapped to it.  ``seed``: the seed of the random generator used by ``rand``
+    (``srandom(seed)`` before every top-level item, as the original does with 0; ``rand_seed``
+    reseeds at run time).
     """
 
     int_bits: int = 32
-    seed: int = 0x2545F491
+    seed: int = 0
 
     def __post_init__(self) -> None:
         if self.int_bits not in (32, 64):

@@ -176,8 +176,9 @@ class Fun:
 #: Tags used by the generator (fixed ones included, so they can be re-opened):
 #:   eql-tuples, snoc-tuples, range-overflow, isqrt-negative, float-int-range, float-sum-order,
 #:   nan, error-messages, filter-hoist, seq-first-tuple, fused-check-order, signed-zero (all
-#:   fixed since they were found).  ``rand`` is not generated: its draw order differs between
-#:   the backends (documented; see the rand cases in test_diff_known_bugs.py).
+#:   fixed since they were found).  ``rand`` is generated only with ``Config(rand=True)`` (the
+#:   backends draw the same numbers; a separate switch keeps the CI programs of every seed as
+#:   they were).
 KNOWN_BUGS: frozenset = frozenset()
 
 
@@ -191,6 +192,7 @@ class Config:
     unsafe_min_nest: int = 0       # ... inside at least this many apply-to-each levels
     unused_weight: int = 1         # weight of ``(let l = E in BODY)`` with l unused, and of rep
     max_chars: int = 6000          # programs larger than this are abandoned (TooBig)
+    rand: bool = False             # also generate rand (int and float) and rand_seed calls
 
     def avoid(self, tag: str) -> bool:
         """True when constructs of the (open) known bug ``tag`` must not be generated."""
@@ -626,7 +628,20 @@ class Gen:
             (1, lambda t, ctx, d: f"({e(INT, ctx, d)} {self.pick(['and', 'or', 'xor'])} {e(INT, ctx, d)})"),
             (1, self.r_shift),
             (1, self.r_isqrt),
-        ]
+        ] + ([(2, self.r_rand)] if self.cfg.rand else [])
+
+    def r_rand(self, t, ctx, d):
+        """``rand`` of an int (never 0 unless unsafe: ``rand(0)`` is a division by zero), of a
+        float, or after a ``rand_seed``."""
+        if t == FLOAT:
+            return f"rand({self.gen(FLOAT, ctx, d - 1)})"
+        a = self.gen(INT, ctx, d - 1)
+        if not self.take_unsafe():
+            a = self.pick([f"max(1, {a})", f"min(-1, {a})", "10", "1000"])
+        if self.flip(1, 8):
+            n = self.fresh("l")
+            return f"(let {n} = rand_seed({self.gen(INT, ctx, d - 1)}) in rand({a}))"
+        return f"rand({a})"
 
     def r_shift(self, t, ctx, d):
         """Shifts by any count: the count is taken modulo 32 (C on x86, as CMU NESL)."""
@@ -700,6 +715,8 @@ class Gen:
         ]
         if not ctx.exact:
             R += [(2, self.r_float_inexact)]
+        if self.cfg.rand:
+            R += [(1, self.r_rand)]
         return R
 
     def r_float_inexact(self, t, ctx, d):

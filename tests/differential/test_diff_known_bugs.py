@@ -87,11 +87,12 @@ KNOWN = [
         "max_val([-0.0, 0.0]);\n",
         "max/min/max_val of -0.0 and 0.0: the interpreter returns the first of two equal "
         "arguments (-0.0, 0.0, [-0.0], -0.0), λcu the other one (0.0, -0.0, [0.0], 0.0)"),
-    bug("rand-two-call-sites", "{(rand(100), rand(100)) : i in [0:3]};\n",
-        "two rand call sites in one apply-to-each: the interpreter draws element by element "
-        "(site 1, site 2, site 1, ...), λcu site by site, so the pairs differ (documented in "
-        "nessie/flatten/builtins.py as the interpreter's order 'for one call site')"),
-    bug("rand-in-lifted-recursion", "function r(n) = if n <= 0 then rand(10) else r(n - 1) + rand(10);\n"
+    fixed("rand-two-call-sites", "{(rand(100), rand(100)) : i in [0:3]};\n"
+          "{(rand(j), rand(j)) : j in [10, 100, 1000]};\n",
+        "two rand call sites in one apply-to-each: the interpreter drew element by element "
+        "(site 1, site 2, site 1, ...), λcu site by site, so the pairs differed (issue 10: the "
+        "interpreter evaluates drawing bodies vector-wise, nessie/interp/vector.py)"),
+    fixed("rand-in-lifted-recursion", "function r(n) = if n <= 0 then rand(10) else r(n - 1) + rand(10);\n"
         "{r(n) : n in [2, 0, 1]};\n",
         "rand in a recursive function mapped over a sequence: different draws on the two backends"),
 

@@ -8,8 +8,9 @@ must print exactly that text
 * as flattened λcu on the numpy interpreter, unfused and fused (when kernel fusion exists),
 * through the command line ``nessie run FILE`` (exit status 0).
 
-``random.nesl`` uses ``rand`` and ``@``: the flattener runs them on the host (``Extern``), with
-the interpreter's SplitMix64 sequence, so its output is checked like every other example.
+``random.nesl`` uses ``rand`` and ``@``: the flattener runs them on the host (``Extern``); ``rand``
+draws glibc's ``random()`` numbers on every backend (``nessie.glibc_random``), so its output is
+checked like every other example.
 ``NOT_FLATTENABLE`` lists examples outside the flattener's coverage (none at the moment): for
 those the tests assert that flattening raises ``FlattenUnsupported`` naming the builtin and that
 the CLI falls back to the interpreter, saying so on stderr, so a gap stays visible.

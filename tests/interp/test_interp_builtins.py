@@ -475,11 +475,17 @@ def test_rand_is_deterministic_and_in_range():
 
 
 def test_rand_float_and_degenerate_ranges():
+    """C's ``random() % n``: a negative ``n`` gives a number in ``[0, |n|)``; ``rand(0)`` is a
+    division by zero (tests/interp/test_rand_glibc.py checks the numbers against glibc)."""
     rt = runtime()
     xs = [call("rand", 2.5, rt=rt) for _ in range(200)]
     assert all(type(x) is float and 0.0 <= x < 2.5 for x in xs)
-    assert call("rand", 0, rt=rt) == 0
-    assert all(-5 < call("rand", -5, rt=rt) <= 0 for _ in range(50))
+    assert all(-2.5 < call("rand", -2.5, rt=rt) <= 0.0 for _ in range(50))
+    assert call("rand", 0.0, rt=rt) == 0.0
+    with pytest.raises(RuntimeNeslError) as info:
+        call("rand", 0, rt=rt)
+    assert info.value.message == "RUNTIME ERROR: Divide by zero."
+    assert set(call("rand", -5, rt=rt) for _ in range(200)) == set(range(5))
 
 
 def test_rand_seed_reseeds():
