@@ -350,8 +350,9 @@ def _dispatch(args, path: str, state: _State) -> int:
     if args.device is not None and backend != "opencl":
         print("nessie: error: --device applies to --backend opencl only", file=sys.stderr)
         return 1
+    fusion = None
     if not args.no_fuse:
-        flat, _ = driver.fuse(flat)
+        flat, fusion = driver.fuse(flat)
     runner = state.runners.get(backend)
     if runner is None:
         try:
@@ -374,6 +375,8 @@ def _dispatch(args, path: str, state: _State) -> int:
         print(f"nessie: backend {backend}, {'unfused' if args.no_fuse else 'fused'}: "
               f"{len(flat.program.kernels)} λcu kernels, {counts.run_sites(flat.program)} λcu "
               f"run sites, {launches} λcu kernel launches", file=sys.stderr)
+        if fusion is not None:
+            print(fusion_summary(fusion), file=sys.stderr)
         st = runner.finish_stats() if hasattr(runner, "finish_stats") else None
         if st is not None:
             if before is not None:
@@ -388,6 +391,22 @@ def _dispatch(args, path: str, state: _State) -> int:
                   f"{st.bytes_from_device} B from device, {st.syncs} synchronisations, peak "
                   f"device memory {st.peak_bytes} B", file=sys.stderr)
     return 0
+
+
+def fusion_summary(report) -> str:
+    """One line on how fusion went: its time, the ILP's, and every bound or fallback that
+    acted (windows, the time budget, greedy schedules), with their reasons."""
+    regions = sum(len(f.regions) for f in report.functions)
+    solve = sum(f.solve_time for f in report.functions)
+    text = (f"nessie: fusion: {regions} regions in {report.seconds:.2f} s "
+            f"(ILP solves {solve:.2f} s)")
+    reasons: dict = {}
+    for f in report.functions:
+        for r in f.fallback_reasons:
+            reasons[r] = reasons.get(r, 0) + 1
+    extra = list(report.notes) + [f"{r} ({n} region{'s' if n > 1 else ''})" if n > 1 else r
+                                  for r, n in reasons.items()]
+    return text + ("; " + "; ".join(extra) if extra else "")
 
 
 def stats_json(report, totals: Optional[dict] = None) -> dict:

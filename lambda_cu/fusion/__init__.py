@@ -2,12 +2,23 @@
 
 Public API
 ----------
-``fuse_program(prog, *, time_limit=10.0, solver="cbc") -> FusionResult(program, report)``
+``fuse_program(prog, *, time_limit=10.0, solver="cbc", budget=30.0, window=200)``
+    ``-> FusionResult(program, report)``.
     A pure function: for every control region (``pdg``) it builds the PDG, schedules it with the
     ILP (``ilp.solve``; greedy fallback), merges each cluster into one kernel (``merge``) and
     applies the Fig. 5 rewrite rules (``rewrite``).  The new program has the same functions and
     main bindings; fused kernels are named ``KF1, KF2, ...``; kernels no longer launched are
     dropped.  ``solver="greedy"`` skips the ILP.
+
+    Bounds (fusion time grows faster than linearly with a region's size): a region of more than
+    ``window`` λcu run sites is cut into consecutive windows of at most ``window`` run sites,
+    each fused on its own (kernels are not fused across a cut; the values a window's successors
+    read are its outputs), so the ILP's size is bounded; and once ``budget`` seconds of fusion
+    have passed, the regions not yet fused are left unfused (singleton schedules, status
+    ``unfused``), and every ILP solve is limited to the budget's remainder.  Both are recorded
+    as fallbacks with their reason in the report (``nessie run --stats`` prints them).
+    ``NESSIE_FUSION_BUDGET`` / ``NESSIE_FUSION_WINDOW`` in the environment change the
+    defaults.
 ``FusionReport``  per function: λcu run sites (``run K`` in the code) before/after, the fused
     kernels' SOAC lists, ILP objective, solve time, whether the greedy fallback was used, and an
     estimate of global-memory traffic (bytes per element, summed over the region's launches)
@@ -21,6 +32,8 @@ Public API
 from __future__ import annotations
 
 import dataclasses
+import os
+import time
 from dataclasses import dataclass, field
 from .. import ir
 from ..types import BoolT, CharT, FloatT, IntT, VecT
@@ -81,6 +94,10 @@ class FunctionReport:
 @dataclass(frozen=True)
 class FusionReport:
     functions: tuple[FunctionReport, ...]
+    #: how the bounds acted (regions cut into windows; see the module docstring)
+    notes: tuple[str, ...] = ()
+    #: seconds the whole fusion took
+    seconds: float = 0.0
 
     def function(self, name: str) -> FunctionReport:
         for f in self.functions:
@@ -182,11 +199,30 @@ def _normalise_lengths(pdg: RegionPDG) -> tuple:
     return tuple(out)
 
 
+def _env_float(name: str, default: float) -> float:
+    try:
+        v = float(os.environ.get(name, default))
+    except ValueError:
+        return default
+    return v if v > 0 else default
+
+
+#: seconds of fusion per program before the remaining regions are left unfused
+DEFAULT_BUDGET = _env_float("NESSIE_FUSION_BUDGET", 30.0)
+#: the most λcu run sites fused together in one ILP (larger regions are cut into windows)
+DEFAULT_WINDOW = int(_env_float("NESSIE_FUSION_WINDOW", 200))
+
+
 class _Fuser:
-    def __init__(self, prog: ir.Program, time_limit: float, solver):
+    def __init__(self, prog: ir.Program, time_limit: float, solver, budget: float = DEFAULT_BUDGET,
+                 window: int = DEFAULT_WINDOW):
         self.kernels: dict[str, ir.Kernel] = {k.name: k for k in prog.kernels}
         self.time_limit = time_limit
         self.solver = solver
+        self.budget = budget
+        self.window = max(2, int(window))
+        self.start = time.perf_counter()
+        self.notes: list = []
         self.counter = 0
         self.reports: dict[str, list[RegionReport]] = {}
         self.fused_keys: dict = {}      # structure of a fused kernel -> its name
@@ -212,15 +248,33 @@ class _Fuser:
                          self.exp(e.else_, f"{where}, else", owner))
         return e
 
+    def _remaining(self) -> float:
+        return self.budget - (time.perf_counter() - self.start)
+
+    def _is_run(self, b: ir.Bind) -> bool:
+        return isinstance(b.rhs, ir.Run) and b.rhs.kernel in self.kernels
+
     def region(self, where: str, owner: str, binds: tuple, result, all_outputs: bool) -> tuple:
+        if sum(1 for b in binds if self._is_run(b)) > self.window:
+            return self._windows(where, owner, binds, result, all_outputs)
         pdg0 = region_pdg(where, binds, result, self.kernels, all_outputs=all_outputs)
+        remaining = self._remaining()
+        if remaining <= 0 and len(pdg0.runs) >= 2:
+            return self._unfused(where, owner, pdg0, f"fusion time budget of {self.budget:g} s "
+                                                     f"spent: region left unfused")
         binds = _normalise_lengths(pdg0)
         pdg = region_pdg(where, binds, result, self.kernels, all_outputs=all_outputs)
-        sched = ilp.solve(pdg.graph, time_limit=self.time_limit, solver=self.solver)
+        limit = self.time_limit if self.solver != "cbc" else \
+            max(0.5, min(self.time_limit, remaining))
+        sched = ilp.solve(pdg.graph, time_limit=limit, solver=self.solver)
         multi = [c for c in sched.clusters if sum(1 for n in c if n in pdg.runs) >= 2]
         in_multi = {n: c for c in multi for n in c}
-        # names read outside each cluster
+        # names read outside each cluster: for each name, the bindings that read it
         live_result = ir.free_vars(result) if result is not None else frozenset()
+        readers: dict = {}
+        for j, b2 in enumerate(binds):
+            for n in ir.free_vars(b2.rhs):
+                readers.setdefault(n, []).append(j)
         items = []          # (priority, bind, defined names, member ids)
         summaries = []
         done_clusters = set()
@@ -236,9 +290,9 @@ class _Fuser:
             members = [n for n in c if n in pdg.runs]
             mset = set(members)
             live = set(live_result) if not all_outputs else {n for m in members for n in pdg.runs[m].outputs}
-            for j, b2 in enumerate(binds):
-                if j not in mset:
-                    live |= ir.free_vars(b2.rhs)
+            # (only the members' outputs matter to merge_cluster)
+            live |= {n for m in members for n in binds[m].names
+                     if any(j not in mset for j in readers.get(n, ()))}
             name = self.fresh_kernel()
             merged = merge_cluster(pdg, members, live, name)
             fused, rules = fuse_kernel(merged.kernel, merged.param_syms,
@@ -277,6 +331,48 @@ class _Fuser:
             RegionReport(where, pdg, sched, len(pdg.runs), n_after, tuple(summaries), before, after,
                          tuple(names)))
         return new_binds
+
+    def _unfused(self, where: str, owner: str, pdg: RegionPDG, reason: str) -> tuple:
+        """The region as it is (every run its own kernel), reported as a fallback."""
+        clusters = tuple((nd.id,) for nd in pdg.graph.nodes)
+        sched = ilp.Schedule(clusters, 0.0, 0.0, "unfused", True, reason)
+        traffic = sum(_kernel_traffic(self.kernels[r.bind.rhs.kernel]) for r in pdg.runs.values())
+        names = tuple(pdg.runs[c[0]].bind.rhs.kernel if c[0] in pdg.runs else None
+                      for c in clusters)
+        self.reports.setdefault(owner, []).append(
+            RegionReport(where, pdg, sched, len(pdg.runs), len(pdg.runs), (), traffic, traffic,
+                         names))
+        return pdg.binds
+
+    def _windows(self, where: str, owner: str, binds: tuple, result, all_outputs: bool) -> tuple:
+        """A region of more than ``window`` run sites, fused window by window (see the module
+        docstring); each window's result is what later windows and the region's result read."""
+        cuts, runs, start = [], 0, 0
+        for k, b in enumerate(binds):
+            if self._is_run(b):
+                if runs == self.window:
+                    cuts.append((start, k))
+                    start, runs = k, 0
+                runs += 1
+        cuts.append((start, len(binds)))
+        later_reads = set(ir.free_vars(result)) if result is not None else set()
+        needed = []
+        for lo, hi in reversed(cuts):
+            needed.append(set(later_reads))
+            for b in binds[lo:hi]:
+                later_reads |= ir.free_vars(b.rhs)
+        needed.reverse()
+        self.notes.append(f"{where}: {sum(1 for b in binds if self._is_run(b))} run sites fused "
+                          f"in {len(cuts)} windows of at most {self.window}")
+        out: list = []
+        for part, ((lo, hi), need) in enumerate(zip(cuts, needed)):
+            chunk = binds[lo:hi]
+            names = [n for b in chunk for n in b.names if n in need]
+            res = ir.Tuple(tuple(ir.Var(n) for n in names))
+            out.extend(self.region(f"{where} (window {part + 1} of {len(cuts)}: at most "
+                                   f"{self.window} run sites fused together)", owner, chunk, res,
+                                   all_outputs))
+        return tuple(out)
 
 
 _TRIVIAL = (ir.Var, ir.Const, ir.Length, ir.SegVec)
@@ -339,9 +435,10 @@ def _used_kernels(prog: ir.Program) -> set[str]:
 
 
 def fuse_program(prog: ir.Program, *, time_limit: float = ilp.DEFAULT_TIME_LIMIT,
-                 solver="cbc") -> FusionResult:
+                 solver="cbc", budget: float = None, window: int = None) -> FusionResult:
     """Fuse the kernels of every control region of ``prog`` (see the module docstring)."""
-    fz = _Fuser(prog, time_limit, solver)
+    fz = _Fuser(prog, time_limit, solver, DEFAULT_BUDGET if budget is None else budget,
+                DEFAULT_WINDOW if window is None else window)
     functions = []
     for f in prog.functions:
         body = fz.exp(f.body, f"function {f.name}", f.name)
@@ -363,4 +460,5 @@ def fuse_program(prog: ir.Program, *, time_limit: float = ilp.DEFAULT_TIME_LIMIT
             sum(r.schedule.objective for r in regs), sum(r.schedule.solve_time for r in regs),
             bool(fb), tuple(fb), sum(r.traffic_before for r in regs),
             sum(r.traffic_after for r in regs), tuple(regs)))
-    return FusionResult(new, FusionReport(tuple(reports)))
+    return FusionResult(new, FusionReport(tuple(reports), tuple(fz.notes),
+                                          time.perf_counter() - fz.start))
