@@ -6,20 +6,37 @@
 ``python -m lift_backend run FILE [--program NAME] --size N=4096 ... --arg x=x.npy ...
 --global G0[,G1,G2] [--local L0[,...]] --out out.npy [--device P:D]``
 
-User errors are printed as ``FILE:LINE:COL: error: MESSAGE`` with the source line and a caret;
-the exit status is then 1.
+Every error ends the command with one line on stderr and exit status 1, never a traceback:
+
+* problems of the program (syntax, types, sizes, a failed bounds check of the kernel) as
+  ``FILE:LINE:COL: error: MESSAGE`` followed by the source line and a caret;
+* problems of an input file as ``error: FILE: MESSAGE`` (a ``.npy`` that is unreadable,
+  truncated, of an unsupported dtype, or whose values do not fit their parameter);
+* problems of the command line as ``error: --flag: MESSAGE``.
+
+The stages run on a big stack (:mod:`lift_backend.limits`): programs nested up to the
+documented depth compile, deeper ones are a located ``expression too deep`` error.
 """
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Dict, List, Optional
 
-from .errors import LiftError, format_error
+from .errors import LiftArgumentError, LiftCompileError, LiftError, format_error
+from .limits import INT_MAX, TOO_DEEP_TO_COMPILE, run_deep
 
 
 class _UsageError(Exception):
     pass
+
+
+class _ArgumentParser(argparse.ArgumentParser):
+    """argparse with its errors as ``error: MESSAGE`` and exit status 1, like the others."""
+
+    def error(self, message):  # pragma: no cover - exercised through main
+        raise _UsageError(message)
 
 
 def _parse_sizes(items: List[str]) -> Dict[str, int]:
@@ -29,10 +46,18 @@ def _parse_sizes(items: List[str]) -> Dict[str, int]:
             if "=" not in part:
                 raise _UsageError(f"--size expects NAME=VALUE, got {part!r}")
             k, v = part.split("=", 1)
+            k = k.strip()
+            if not k.isidentifier():
+                raise _UsageError(f"--size: {k!r} is not a size name")
             try:
-                out[k.strip()] = int(v)
+                n = int(v)
             except ValueError:
                 raise _UsageError(f"--size {k}: {v!r} is not an integer")
+            if not 1 <= n <= INT_MAX:
+                raise _UsageError(f"--size {k}: {n} is out of range: sizes must be between 1 and {INT_MAX}")
+            if k in out and out[k] != n:
+                raise _UsageError(f"--size {k}: given twice ({out[k]} and {n})")
+            out[k] = n
     return out
 
 
@@ -45,13 +70,17 @@ def _parse_dims(s: Optional[str], what: str):
         raise _UsageError(f"--{what} expects integers separated by commas, got {s!r}")
     if not 1 <= len(dims) <= 3 or any(d <= 0 for d in dims):
         raise _UsageError(f"--{what} expects 1 to 3 positive integers, got {s!r}")
+    for d in dims:
+        if d > INT_MAX:
+            raise _UsageError(f"--{what}: {d} is out of range: each dimension must be between 1 and "
+                              f"{INT_MAX} (kernels hold work-item ids in int)")
     return dims
 
 
 def _build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="python -m lift_backend",
-                                 description="Lift IR to OpenCL compiler (Nessie backend)")
-    sub = ap.add_subparsers(dest="cmd", required=True)
+    ap = _ArgumentParser(prog="python -m lift_backend",
+                         description="Lift IR to OpenCL compiler (Nessie backend)")
+    sub = ap.add_subparsers(dest="cmd", required=True, parser_class=_ArgumentParser)
     for name in ("compile", "run"):
         p = sub.add_parser(name)
         p.add_argument("file")
@@ -70,39 +99,110 @@ def _build_parser() -> argparse.ArgumentParser:
     return ap
 
 
-def _load_arg(spec: str):
+class _FileError(Exception):
+    """A problem of an input or output file: ``error: FILE: MESSAGE``."""
+
+    def __init__(self, file: str, message: str):
+        super().__init__(f"{file}: {message}")
+
+
+def load_npy(path: str):
+    """Read a ``.npy`` file, checking its header before any allocation: the magic string,
+    the dtype (bool, integer, floating point or structured made of them), the number of
+    elements (at most ``INT_MAX``) and that the data is all there."""
     import numpy as np
+    from numpy.lib import format as npf
+    from .runtime.runtime import describe_dtype, supported_dtype
+    try:
+        with open(path, "rb") as fh:
+            try:
+                version = npf.read_magic(fh)
+                read = npf.read_array_header_1_0 if version == (1, 0) else npf.read_array_header_2_0
+                shape, fortran, dtype = read(fh, max_header_size=1 << 20)
+            except (ValueError, EOFError, SyntaxError, TypeError) as ex:
+                raise _FileError(path, f"not a .npy file ({_short(ex)})")
+            data_start = fh.tell()
+            size = os.fstat(fh.fileno()).st_size
+    except OSError as ex:
+        raise _FileError(path, f"cannot read the file: {ex.strerror or ex}")
+    if not supported_dtype(dtype):
+        raise _FileError(path, f"unsupported dtype {describe_dtype(dtype)} (the Lift backend reads "
+                               f"bool, integer and floating-point arrays)")
+    count = 1
+    for d in shape:
+        count *= d
+    if count > INT_MAX:
+        raise _FileError(path, f"the array of shape {shape} has {count} elements, more than {INT_MAX} "
+                               f"(the limit of the kernels' int indices)")
+    needed = count * dtype.itemsize
+    if size - data_start < needed:
+        raise _FileError(path, f"truncated: the header announces {count} elements of {dtype} "
+                               f"({needed} bytes), the file holds {size - data_start} bytes of data")
+    try:
+        return np.load(path, allow_pickle=False)
+    except MemoryError:
+        raise _FileError(path, "out of memory while reading it")
+    except (OSError, ValueError, EOFError) as ex:
+        raise _FileError(path, f"cannot read the array: {_short(ex)}")
+
+
+def _short(ex: BaseException) -> str:
+    text = str(ex).strip().splitlines()
+    return text[0] if text else type(ex).__name__
+
+
+def _load_arg(spec: str):
     if "=" not in spec:
         raise _UsageError(f"--arg expects NAME=FILE.npy or NAME=VALUE, got {spec!r}")
     name, val = spec.split("=", 1)
-    if val.endswith(".npy") or val.endswith(".npz"):
-        try:
-            return name, np.load(val)
-        except OSError as ex:
-            raise _UsageError(f"--arg {name}: cannot read {val}: {ex.strerror or ex}")
+    if not name.isidentifier():
+        raise _UsageError(f"--arg: {name!r} is not a parameter name")
+    if val.endswith(".npy"):
+        return name, load_npy(val), val
     try:
-        return name, float(val) if any(c in val for c in ".eE") else int(val)
+        return name, int(val), None
     except ValueError:
-        raise _UsageError(f"--arg {name}: {val!r} is neither a .npy file nor a number")
+        pass
+    try:
+        return name, float(val), None
+    except ValueError:
+        pass
+    if val.endswith(".npz") or os.path.exists(val) or os.sep in val:
+        raise _FileError(val, "not a .npy file (--arg takes NAME=FILE.npy or NAME=NUMBER)")
+    raise _UsageError(f"--arg {name}: {val!r} is neither a .npy file nor a number")
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-    ap = _build_parser()
-    args = ap.parse_args(argv)
-    source = None
+    try:
+        args = _build_parser().parse_args(argv)
+    except _UsageError as ex:
+        sys.stderr.write(f"error: {ex}\n")
+        return 1
+    state = {"source": None}
+    try:
+        return run_deep(lambda: _run(args, state))
+    except KeyboardInterrupt:  # pragma: no cover
+        return 130
+
+
+def _run(args, state) -> int:
+    files: Dict[str, str] = {}        # parameter -> the .npy file it came from
+    prog = None
     try:
         try:
-            with open(args.file) as fh:
-                source = fh.read()
+            with open(args.file, encoding="utf-8") as fh:
+                state["source"] = fh.read()
+        except UnicodeDecodeError as ex:
+            raise _FileError(args.file, f"not a UTF-8 text file (byte {ex.start})")
         except OSError as ex:
-            raise _UsageError(f"cannot read {args.file}: {ex.strerror or ex}")
+            raise _FileError(args.file, f"cannot read the file: {ex.strerror or ex}")
         from .syntax import parse
         from .opencl import compile_program
-        lf = parse(source, args.file)
-        prog = lf.program(args.program)
         sizes = _parse_sizes(args.size)
         gsz = _parse_dims(args.global_size, "global")
         lsz = _parse_dims(args.local_size, "local")
+        lf = parse(state["source"], args.file)
+        prog = lf.program(args.program)
         if args.cmd == "compile":
             if args.emit == "lift":
                 from .syntax.printer import file_text
@@ -121,30 +221,68 @@ def main(argv: Optional[List[str]] = None) -> int:
                 k = compile_program(prog, sizes, gsz, lsz)
                 text = k.source if args.emit == "opencl" else k.views_text()
             if args.output:
-                with open(args.output, "w") as fh:
-                    fh.write(text)
+                try:
+                    with open(args.output, "w") as fh:
+                        fh.write(text)
+                except OSError as ex:
+                    raise _FileError(args.output, f"cannot write the file: {ex.strerror or ex}")
             else:
                 sys.stdout.write(text)
             return 0
         # run
         import numpy as np
-        from .runtime import Runtime, get_runtime
+        from .errors import LiftRuntimeError
+        kargs = {}
+        for spec in args.arg:
+            name, value, file = _load_arg(spec)
+            if name in kargs:
+                raise _UsageError(f"--arg {name}: given twice")
+            kargs[name] = value
+            if file is not None:
+                files[name] = file
         k = compile_program(prog, sizes, gsz, lsz)
-        kargs = dict(_load_arg(a) for a in args.arg)
-        rt = Runtime(args.device) if args.device else get_runtime()
+        from .runtime import Runtime, get_runtime
+        try:
+            rt = Runtime(args.device) if args.device else get_runtime()
+        except LiftError:
+            raise
+        except Exception as ex:
+            raise LiftRuntimeError(f"cannot open an OpenCL device: {_short(ex)}")
         out = rt.run(k, kargs, sizes=sizes, global_size=gsz, local_size=lsz)
-        np.save(args.out, out)
+        try:
+            with open(args.out, "wb") as fh:
+                np.save(fh, out)
+        except OSError as ex:
+            raise _FileError(args.out, f"cannot write the file: {ex.strerror or ex}")
         return 0
-    except LiftError as ex:
-        sys.stderr.write(format_error(ex, source if (ex.span and ex.span.file == args.file) else None) + "\n")
+    except LiftArgumentError as ex:
+        where = files.get(ex.param)
+        if where is not None:
+            sys.stderr.write(f"error: {where}: {ex.message}\n")
+        else:
+            sys.stderr.write(f"error: --arg {ex.param}: {ex.detail}\n")
         return 1
-    except _UsageError as ex:
+    except LiftError as ex:
+        source = state["source"] if (ex.span and ex.span.file == args.file) else None
+        sys.stderr.write(format_error(ex, source) + "\n")
+        return 1
+    except (_UsageError, _FileError) as ex:
         sys.stderr.write(f"error: {ex}\n")
         return 1
-    except KeyboardInterrupt:  # pragma: no cover
-        return 130
+    except RecursionError:
+        err = LiftCompileError(TOO_DEEP_TO_COMPILE, prog.span if prog is not None else None)
+        sys.stderr.write(format_error(err, state["source"]) + "\n")
+        return 1
+    except ZeroDivisionError:
+        err = LiftCompileError("division by zero in a size expression",
+                               prog.span if prog is not None else None)
+        sys.stderr.write(format_error(err, state["source"]) + "\n")
+        return 1
+    except MemoryError:
+        sys.stderr.write("error: out of memory\n")
+        return 1
     except Exception as ex:  # never a traceback for the user
-        sys.stderr.write(f"error: internal error: {type(ex).__name__}: {ex}\n")
+        sys.stderr.write(f"error: internal error: {type(ex).__name__}: {_short(ex)}\n")
         return 2
 
 

@@ -54,6 +54,16 @@ class LiftRuntimeError(LiftError):
     pass
 
 
+class LiftArgumentError(LiftRuntimeError):
+    """An argument of a launch that does not fit its parameter (``param`` names it, so that
+    the command line can name the file it came from)."""
+
+    def __init__(self, param: str, message: str):
+        super().__init__(f"argument {param}: {message}")
+        self.param = param
+        self.detail = message
+
+
 def format_error(err: LiftError, source: Optional[str] = None) -> str:
     """``FILE:LINE:COL: error: MESSAGE`` plus the source line and a caret under the column."""
     if err.span is None:

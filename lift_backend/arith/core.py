@@ -830,24 +830,25 @@ def simplify(e: Expr) -> Expr:
 
 
 def iter_nodes(e: Expr) -> Iterable[Expr]:
-    yield e
-    if isinstance(e, Lookup):
-        yield from iter_nodes(e.index)
-    elif isinstance(e, (Div, Mod)):
-        yield from iter_nodes(e.a)
-        yield from iter_nodes(e.b)
-    elif isinstance(e, Pow):
-        yield from iter_nodes(e.base)
-        yield from iter_nodes(e.exp)
-    elif isinstance(e, Prod):
-        for x in e.factors:
-            yield from iter_nodes(x)
-    elif isinstance(e, Sum):
-        for x in e.terms:
-            yield from iter_nodes(x)
-    elif isinstance(e, IfThenElse):
-        for x in (e.cond.lhs, e.cond.rhs, e.then, e.els):
-            yield from iter_nodes(x)
-    elif isinstance(e, SumOver):
-        for x in (e.start, e.stop, e.body):
-            yield from iter_nodes(x)
+    """Pre-order traversal of the nodes of ``e`` (iterative: any depth, linear time)."""
+    stack = [e]
+    while stack:
+        e = stack.pop()
+        yield e
+        if isinstance(e, Lookup):
+            kids = (e.index,)
+        elif isinstance(e, (Div, Mod)):
+            kids = (e.a, e.b)
+        elif isinstance(e, Pow):
+            kids = (e.base, e.exp)
+        elif isinstance(e, Prod):
+            kids = e.factors
+        elif isinstance(e, Sum):
+            kids = e.terms
+        elif isinstance(e, IfThenElse):
+            kids = (e.cond.lhs, e.cond.rhs, e.then, e.els)
+        elif isinstance(e, SumOver):
+            kids = (e.start, e.stop, e.body)
+        else:
+            continue
+        stack.extend(reversed(kids))

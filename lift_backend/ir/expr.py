@@ -97,6 +97,50 @@ class Program:
 _fresh = itertools.count()
 
 
+class Scope:
+    """An environment of names for the passes that descend into lambdas: extending it is
+    O(1) and shares its parent (nested lambdas keep memory linear in their depth, where
+    copying a dict per lambda took quadratic memory)."""
+
+    __slots__ = ("_vars", "_parent")
+
+    def __init__(self, bindings=None, parent: "Optional[Scope]" = None):
+        self._vars = dict(bindings or {})
+        self._parent = parent
+
+    def get(self, name, default=None):
+        s = self
+        while s is not None:
+            if name in s._vars:
+                return s._vars[name]
+            s = s._parent
+        return default
+
+    def __getitem__(self, name):
+        s = self
+        while s is not None:
+            if name in s._vars:
+                return s._vars[name]
+            s = s._parent
+        raise KeyError(name)
+
+    def __contains__(self, name) -> bool:
+        s = self
+        while s is not None:
+            if name in s._vars:
+                return True
+            s = s._parent
+        return False
+
+    def __setitem__(self, name, value) -> None:
+        self._vars[name] = value
+
+
+def extend(env, bindings) -> Scope:
+    """``env`` (a dict or a :class:`Scope`) with ``bindings`` added, without copying it."""
+    return Scope(bindings, env if isinstance(env, Scope) else Scope(env))
+
+
 def fresh_param(prefix: str = "p") -> Param:
     return Param(f"{prefix}{next(_fresh)}")
 
@@ -141,10 +185,12 @@ def freshen(node):
 
 
 def walk(node):
-    """Pre-order traversal over Expr and FunDecl nodes."""
-    yield node
-    for c in ir_children(node):
-        yield from walk(c)
+    """Pre-order traversal over Expr and FunDecl nodes (iterative: any depth, linear time)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(reversed(ir_children(n)))
 
 
 def alpha_equal(a, b, env=None) -> bool:

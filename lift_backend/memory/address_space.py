@@ -40,7 +40,7 @@ from typing import Dict, Mapping, Optional
 
 from ..errors import LiftCompileError
 from ..ir import patterns as P
-from ..ir.expr import Expr, FunCall, FunDecl, Lambda, Literal, Param, UserFun
+from ..ir.expr import Expr, FunCall, FunDecl, Lambda, Literal, Param, UserFun, extend
 from ..types import ScalarType, TupleType, VectorType
 from ..types.infer import TypedProgram
 
@@ -92,11 +92,9 @@ class _ASInfer:
                 return arg_spaces[0]
             return GLOBAL
         if isinstance(f, Lambda):
-            env2 = dict(env)
             for p, a in zip(f.params, arg_spaces):
-                env2[p.name] = a
                 self.spaces[id(p)] = a
-            return self.expr(f.body, write_to, env2)
+            return self.expr(f.body, write_to, extend(env, {p.name: a for p, a in zip(f.params, arg_spaces)}))
         if isinstance(f, P.ToPrivate):
             return self.fun(f.f, arg_spaces, PRIVATE, env, call)
         if isinstance(f, P.ToLocal):

@@ -40,20 +40,28 @@ def _unwrap(f: FunDecl) -> FunDecl:
     return f
 
 
-def first_consumer(f: FunDecl):
-    """How ``f`` reads its argument: ``('lcl', d)`` if a mapLcl(d) reads it element-wise."""
+def first_consumer(f: FunDecl, memo: Optional[dict] = None):
+    """How ``f`` reads its argument: ``('lcl', d)`` if a mapLcl(d) reads it element-wise.
+    ``memo`` (by identity of the lambdas, for one pass) keeps nested lambdas linear."""
     f = _unwrap(f)
     if isinstance(f, P.Map) and f.kind == "mapLcl":
         return ("lcl", f.dim)
     if isinstance(f, Lambda) and len(f.params) == 1:
+        if memo is not None and id(f) in memo:
+            return memo[id(f)]
         from ..syntax.printer import composition_chain
+        out = SHARE
         chain = composition_chain(f)
         if chain:
             for g in reversed(chain):
                 g = _unwrap(g)
                 if isinstance(g, P.Get):
                     continue
-                return first_consumer(g)
+                out = first_consumer(g, memo)
+                break
+        if memo is not None:
+            memo[id(f)] = out
+        return out
     return SHARE
 
 
@@ -64,6 +72,7 @@ class _Barriers:
         self.shapes = shapes
         self.uses_local = uses_local
         self.out: Dict[int, Optional[str]] = {}
+        self.consumers: Dict[int, object] = {}   # first_consumer's memo (nodes live in typed)
 
     def visit(self, e: Expr, consumer):
         if not isinstance(e, FunCall):
@@ -79,7 +88,7 @@ class _Barriers:
             if isinstance(f, P.Zip):
                 self.zip_rule(e)
             return
-        argc = first_consumer(f)
+        argc = first_consumer(f, self.consumers)
         for a in e.args:
             self.visit(a, argc)
         self.visit_fun(f, e, consumer)

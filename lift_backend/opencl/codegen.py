@@ -19,7 +19,7 @@ from .. import arith as A
 from ..arith import Expr as AExpr, Var
 from ..errors import LiftCompileError, Span
 from ..ir import patterns as P
-from ..ir.expr import Expr, FunCall, FunDecl, Lambda, Literal, Param, UserFun
+from ..ir.expr import Expr, FunCall, FunDecl, Lambda, Literal, Param, UserFun, extend
 from ..memory.address_space import GLOBAL, LOCAL, PRIVATE
 from ..memory.alloc import Allocation, Memory
 from ..types import (ArrayType, ScalarType, TupleType, Type, VectorType, c_type_name, is_value,
@@ -27,6 +27,7 @@ from ..types import (ArrayType, ScalarType, TupleType, Type, VectorType, c_type_
 from ..types.infer import ArrayRef, TypedProgram
 from ..views import (CondAccess, ConstAccess, MemAccess, MemView, TupleBuild, ValueAccess, ValueView,
                      View, access, consume, layout_view, output_view, view_text)
+from ..views.views import BoundsCheck
 from . import cast as C
 
 SEQ_KINDS = ("map", "mapSeq", "reduce", "reduceSeq")
@@ -38,11 +39,28 @@ THREAD_FUNS = {"mapLcl": ("get_local_id", "get_local_size"),
 @dataclass(frozen=True)
 class KernelParam:
     """One kernel argument: ``kind`` is input, scalar, output, temp (global buffer),
-    local (local buffer sized at launch) or size (an ``int`` size variable)."""
+    local (local buffer sized at launch), size (an ``int`` size variable) or errors (the
+    ``int`` error buffer of the bounds checks: ``size`` ints)."""
     name: str
     kind: str
     elem: Optional[Type] = None
     size: Optional[AExpr] = None   # number of elements of buffers
+
+
+@dataclass(frozen=True)
+class CheckSite:
+    """A run-time bounds check of the kernel: site ``k`` of the error buffer."""
+    kind: str
+    span: Optional[Span]
+
+
+@dataclass(frozen=True)
+class OffsetsCheck:
+    """The offsets of a ``splitOffsets``, an input of the kernel, checked by the host before
+    the launch: non-decreasing, between 0 and ``length`` (the data's length)."""
+    param: str
+    length: AExpr
+    span: Optional[Span]
 
 
 @dataclass(frozen=True)
@@ -52,6 +70,18 @@ class GeneratedKernel:
     params: Tuple[KernelParam, ...]
     barriers: int
     accesses: Tuple[str, ...]
+    checks: Tuple[CheckSite, ...] = ()
+    offset_checks: Tuple[OffsetsCheck, ...] = ()
+
+
+#: the error buffer of the bounds checks: ``err[0]`` is the first failing site (``INT_MAX``
+#: when none failed), ``err[1 + 2 * k]`` and ``err[2 + 2 * k]`` the index and the length of
+#: site ``k``, written by the one work-item that lowered ``err[0]`` to ``k``
+ERROR_BUFFER = "lift_err"
+CHECK_FUNCTION = "lift_check"
+CHECK_BODY = """if ((uint)i < (uint)n) return i;
+if (atomic_min(err, site) > site) { err[1 + 2 * site] = i; err[2 + 2 * site] = n; }
+return 0;"""
 
 
 def c_literal(l: Literal) -> str:
@@ -84,6 +114,11 @@ class CodeGen:
         self._parents: List[C.Block] = []
         self._kinds: List[str] = []
         self.span: Optional[Span] = typed.program.span
+        self.check_sites: Dict[BoundsCheck, int] = {}
+        self.checks: List[CheckSite] = []
+        self.offset_checks: List["OffsetsCheck"] = []
+        self.err_name = ERROR_BUFFER
+        self.check_name = CHECK_FUNCTION
 
     # ------------------------------------------------------------------ helpers
     def error(self, msg: str) -> LiftCompileError:
@@ -104,10 +139,10 @@ class CodeGen:
             self.divergent -= 1 if divergent else 0
 
     def bind_name(self, var: Var, base: str) -> str:
-        used = set().union(*self.scopes) if self.scopes else set()
-        cands = [base] + (["j", "k"] if base == "i" else []) + [f"{base}_{n}" for n in range(1, 100)]
+        cands = itertools.chain([base], ["j", "k"] if base == "i" else [],
+                                (f"{base}_{n}" for n in range(1, 100)))
         for c in cands:
-            if c not in used:
+            if not any(c in sc for sc in self.scopes):   # no copy: the outer scope is large
                 self.scopes[-1].add(c)
                 self.names[var] = c
                 return c
@@ -172,7 +207,21 @@ class CodeGen:
 
     def lookup_text(self, l: A.Lookup) -> str:
         mem = l.array
-        return f"{mem.name}[{A.to_c(self.finalize(l.index), self.var_name, self.lookup_text)}]"
+        index = A.to_c(self.finalize(l.index), self.var_name, self.lookup_text)
+        if isinstance(mem, BoundsCheck):
+            site = self.check_site(mem)
+            return f"{self.check_name}({index}, {self.c(mem.length)}, {site}, {self.err_name})"
+        return f"{mem.name}[{index}]"
+
+    def check_site(self, chk: BoundsCheck) -> int:
+        site = self.check_sites.get(chk)
+        if site is None:
+            site = self.check_sites[chk] = len(self.checks)
+            self.checks.append(CheckSite(chk.kind, chk.span))
+            if self.check_name not in self.functions:
+                self.functions[self.check_name] = C.Function(
+                    "int", self.check_name, ["int i", "int n", "int site", f"global int* err"], CHECK_BODY)
+        return site
 
     def cond_c(self, cnd: A.Cond) -> str:
         cnd = cnd.map(self.finalize)
@@ -354,7 +403,8 @@ class CodeGen:
         f = c.f
         if isinstance(f, P.LayoutPattern):
             if dest is not None:
-                argd = output_view(f, dest, self.types[id(c.args[0])], self.typed.static.get(id(f), {}))
+                argd = output_view(f, dest, self.types[id(c.args[0])], self.typed.static.get(id(f), {}),
+                                   self.span)
                 self.emit(c.args[0], env, argd)
                 return dest
             argvs = [self.emit(a, env) for a in c.args]
@@ -375,15 +425,18 @@ class CodeGen:
         return self.apply(f, c, argvs, env, dest)
 
     def layout(self, f: P.LayoutPattern, argvs: List[View]) -> View:
-        return layout_view(f, argvs, self.typed.app_types[id(f)], self.typed.static.get(id(f), {}))
+        v = layout_view(f, argvs, self.typed.app_types[id(f)], self.typed.static.get(id(f), {}),
+                        self.span)
+        if isinstance(f, P.SplitOffsets) and getattr(v, "check", None) is None:
+            # offsets read from an input as they are: the runtime checks them before the launch
+            self.offset_checks.append(OffsetsCheck(argvs[0].mem.name, argvs[1].type.length, self.span))
+        return v
 
     def apply(self, f: FunDecl, c: FunCall, argvs: List[View], env, dest: Optional[View]) -> View:
         if isinstance(f, Lambda):
-            env2 = dict(env)
             for p, v in zip(f.params, argvs):
-                env2[p.name] = v
                 self.views[id(p)] = v
-            return self.emit(f.body, env2, dest)
+            return self.emit(f.body, extend(env, {p.name: v for p, v in zip(f.params, argvs)}), dest)
         if isinstance(f, (P.ToGlobal, P.ToLocal, P.ToPrivate)):
             return self.apply(f.f, c, argvs, env, dest)
         if isinstance(f, (UserFun, P.Id, P.MapVec)):
@@ -556,6 +609,12 @@ class CodeGen:
         env = {}
         reserved = {p.name for p in prog.params} | {v.name for v in self.typed.size_vars} | \
                    {m.name for m in self.alloc.memories} | {"swap"}
+        taken = reserved | {u.name for u in _userfuns(prog.body)}
+        while self.err_name in taken:
+            self.err_name = "_" + self.err_name
+        while self.check_name in taken:
+            self.check_name = "_" + self.check_name
+        reserved |= {self.err_name, self.check_name}
         self.scopes.append(set(reserved))
         for p in prog.params:
             m = self.alloc.params[p.name]
@@ -597,9 +656,18 @@ class CodeGen:
         for v in self.typed.size_vars:
             cparams.append(f"int {v.name}")
             params.append(KernelParam(v.name, "size"))
+        if self.checks:
+            cparams.append(f"global int* {self.err_name}")
+            params.append(KernelParam(self.err_name, "errors", size=A.Cst(1 + 2 * len(self.checks))))
         body = C.Block(decls + top.stmts, braces=False)
         pragmas = ["#pragma OPENCL EXTENSION cl_khr_fp64 : enable"] if self.doubles else []
         unit = C.Unit(pragmas, list(self.structs.values()), list(self.functions.values()),
                       C.Kernel(prog.name, cparams, body))
         src = C.print_unit(unit)
-        return GeneratedKernel(unit, src, tuple(params), C.count_barriers(body), tuple(self.accesses))
+        return GeneratedKernel(unit, src, tuple(params), C.count_barriers(body), tuple(self.accesses),
+                               tuple(self.checks), tuple(self.offset_checks))
+
+
+def _userfuns(node):
+    from ..ir.expr import walk
+    return [n for n in walk(node) if isinstance(n, UserFun)]

@@ -9,13 +9,14 @@ from dataclasses import dataclass
 from typing import Dict, Mapping, Optional, Sequence, Tuple
 
 from .. import arith as A
-from ..errors import LiftCompileError, LiftError
-from ..ir.expr import Program
+from ..errors import LiftCompileError, LiftError, Span
+from ..ir.expr import FunCall, Program, walk
+from ..limits import INT_MAX, TOO_DEEP_TO_COMPILE, run_deep
 from ..memory import LOCAL, allocate, infer_address_spaces
-from ..types import Type
+from ..types import ArrayType, Type, VectorType
 from ..types.infer import TypedProgram, infer_program, substitute_sizes
 from .barriers import eliminate_barriers
-from .codegen import CodeGen, KernelParam
+from .codegen import CheckSite, CodeGen, KernelParam, OffsetsCheck
 from .control_flow import LaunchConfig, decide_shapes
 
 
@@ -38,6 +39,8 @@ class CompiledKernel:
     sizes: Mapping[str, int]
     accesses: Tuple[str, ...]
     uses_double: bool
+    checks: Tuple[CheckSite, ...] = ()            # the run-time bounds checks (error buffer sites)
+    offset_checks: Tuple[OffsetsCheck, ...] = ()  # splitOffsets inputs the host checks
 
     @property
     def size_names(self) -> Tuple[str, ...]:
@@ -47,12 +50,81 @@ class CompiledKernel:
         return "\n".join(self.accesses) + "\n"
 
 
-def _dims(x) -> Optional[Tuple[int, ...]]:
+def _dims(x, what: str = "global") -> Optional[Tuple[int, ...]]:
+    """An NDRange size as a tuple of 1 to 3 dimensions, each between 1 and ``INT_MAX`` (the
+    generated kernels hold work-item ids in ``int``)."""
     if x is None:
         return None
-    if isinstance(x, int):
-        return (x,)
-    return tuple(int(v) for v in x)
+    dims = (x,) if not isinstance(x, (tuple, list)) else tuple(x)
+    out = []
+    for v in dims:
+        try:
+            iv = int(v)
+        except (TypeError, ValueError, OverflowError):
+            raise LiftCompileError(f"the {what} size must be integers, got {x!r}")
+        if iv != v:
+            raise LiftCompileError(f"the {what} size must be integers, got {x!r}")
+        out.append(iv)
+    if not 1 <= len(out) <= 3:
+        raise LiftCompileError(f"the {what} size has 1 to 3 dimensions, got {len(out)}")
+    for v in out:
+        if not 1 <= v <= INT_MAX:
+            raise LiftCompileError(f"the {what} size {v} is out of range: each dimension must be "
+                                   f"between 1 and {INT_MAX}")
+    return tuple(out)
+
+
+def check_size_values(sizes: Mapping[str, object], origin: Optional[Mapping[str, str]] = None) -> None:
+    """Sizes are integers between 1 and ``INT_MAX`` (size variables are at least 1 in the
+    arithmetic; kernels receive them as ``int``).  ``origin`` names the argument a size was
+    inferred from, for the message."""
+    for k, v in sizes.items():
+        where = f" (from the shape of the argument {origin[k]})" if origin and k in origin else ""
+        if isinstance(v, bool) or not isinstance(v, (int,)) and not hasattr(v, "__index__"):
+            raise LiftCompileError(f"size {k}: expected an integer, got {v!r}")
+        v = int(v)
+        if not 1 <= v <= INT_MAX:
+            raise LiftCompileError(f"size {k}={v}{where} is out of range: sizes must be between 1 and "
+                                   f"{INT_MAX}" + (" (empty arrays are not supported)" if v == 0 else ""))
+
+
+def _env_text(env: Mapping[str, int]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in sorted(env.items()))
+
+
+def check_lengths(typed: TypedProgram, env: Mapping[str, int], default_span: Optional[Span] = None) -> None:
+    """Every array length of the program that ``env`` determines is between 0 and ``INT_MAX``
+    elements in all (kernels index with ``int``); its divisions are by non-zero values."""
+    seen = set()
+    prog = typed.program
+    items = [(p, prog.span) for p in prog.params]
+    items += [(n, n.span) for n in walk(prog.body) if isinstance(n, FunCall)]
+    for node, span in items:
+        t = typed.types.get(id(node))
+        if t is None or not isinstance(t, ArrayType) or t in seen:
+            continue
+        seen.add(t)
+        total = 1
+        tt = t
+        while isinstance(tt, ArrayType) and tt.index_var is None:
+            try:
+                n = A.evaluate(tt.length, env)
+            except KeyError:
+                break
+            except ZeroDivisionError:
+                raise LiftCompileError(f"division by zero in the array length {A.to_text(tt.length)}"
+                                       + (f" (with {_env_text(env)})" if env else ""), span or default_span)
+            if n < 0:
+                raise LiftCompileError(f"the array length {A.to_text(tt.length)} is negative ({n}"
+                                       + (f" with {_env_text(env)})" if env else ")"), span or default_span)
+            total *= n
+            if total > INT_MAX:
+                raise LiftCompileError(f"the array of type {t} is too large: {total if tt is t else 'over'} "
+                                       f"{INT_MAX} elements" if False else
+                                       f"the array of type {t} has more than {INT_MAX} elements"
+                                       + (f" (with {_env_text(env)})" if env else "")
+                                       + ", the limit of the kernels' int indices", span or default_span)
+            tt = tt.elem
 
 
 def compile_program(program: Program, sizes: Optional[Mapping[str, int]] = None,
@@ -65,12 +137,25 @@ def compile_program(program: Program, sizes: Optional[Mapping[str, int]] = None,
     straight-line code, at most once an ``if``.
     """
     sizes = dict(sizes or {})
+    check_size_values(sizes)
+    launch = LaunchConfig(_dims(global_size, "global"), _dims(local_size, "local"))
+    try:
+        return run_deep(lambda: _compile(program, sizes, launch))
+    except RecursionError:
+        raise LiftCompileError(TOO_DEEP_TO_COMPILE, program.span)
+    except ZeroDivisionError:
+        raise LiftCompileError("division by zero in a size or index expression"
+                               + (f" (with {_env_text(sizes)})" if sizes else ""), program.span)
+
+
+def _compile(program: Program, sizes: Dict[str, int], launch: LaunchConfig) -> CompiledKernel:
     prog = substitute_sizes(program, sizes)
     typed = infer_program(prog)
-    for expr, msg in typed.constraints:
-        if isinstance(expr, A.Cst) and expr.value != 0:
-            raise LiftCompileError(msg, program.span)
-    launch = LaunchConfig(_dims(global_size), _dims(local_size))
+    for c in typed.constraints:
+        if isinstance(c.expr, A.Cst) and c.violated(c.expr.value):
+            raise LiftCompileError(c.message + (f" (with {_env_text(sizes)})" if sizes else ""),
+                                   c.span or program.span)
+    check_lengths(typed, {}, program.span)
     spaces = infer_address_spaces(typed)
     alloc = allocate(typed, spaces)
     shapes = decide_shapes(typed, launch)
@@ -80,16 +165,22 @@ def compile_program(program: Program, sizes: Optional[Mapping[str, int]] = None,
     return CompiledKernel(
         name=prog.name, source=gen.source, program=prog, typed=typed, params=gen.params,
         result_type=typed.result_type, barriers=gen.barriers, launch=launch, sizes=sizes,
-        accesses=gen.accesses, uses_double="cl_khr_fp64" in gen.source)
+        accesses=gen.accesses, uses_double="cl_khr_fp64" in gen.source, checks=gen.checks,
+        offset_checks=gen.offset_checks)
 
 
 def check_sizes(kernel: CompiledKernel, sizes: Mapping[str, int]) -> None:
-    """Check the size constraints (divisibility, partition sums) for concrete sizes."""
+    """Check the size constraints (divisibility, partition sums, bounds of slices, windows and
+    paddings, non-zero divisors) and the array lengths for concrete sizes."""
     env = {**kernel.sizes, **sizes}
-    for expr, msg in kernel.typed.constraints:
+    span = kernel.program.span
+    for c in kernel.typed.constraints:
         try:
-            v = A.evaluate(expr, env)
+            v = A.evaluate(c.expr, env)
         except KeyError:
             continue
-        if v != 0:
-            raise LiftCompileError(f"{msg} (with {', '.join(f'{k}={v}' for k, v in sorted(env.items()))})")
+        except ZeroDivisionError:
+            raise LiftCompileError(f"{c.message}: division by zero (with {_env_text(env)})", c.span or span)
+        if c.violated(v):
+            raise LiftCompileError(f"{c.message} (with {_env_text(env)})", c.span or span)
+    check_lengths(kernel.typed, env, span)

@@ -25,10 +25,11 @@ from typing import Dict, Mapping, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from .. import arith as A
-from ..errors import LiftRuntimeError
-from ..opencl.compile import CompiledKernel, check_sizes
-from ..types import (ArrayType, TupleType, Type, VectorType, base_scalar, is_value, numpy_dtype,
-                     shape_of, size_in_elements, subst_type)
+from ..errors import LiftArgumentError, LiftRuntimeError
+from ..limits import INT_MAX
+from ..opencl.compile import CompiledKernel, _dims, check_size_values, check_sizes
+from ..types import (ArrayType, ScalarType, TupleType, Type, VectorType, base_scalar, is_value,
+                     numpy_dtype, shape_of, size_in_elements, subst_type)
 
 _default_runtime = None
 
@@ -138,78 +139,123 @@ class Runtime:
             global_size: Union[int, Sequence[int], None] = None,
             local_size: Union[int, Sequence[int], None] = None):
         """Launch ``kernel`` with numpy arrays (by program parameter name); return the output
-        as a numpy array shaped by the result type when it is regular."""
+        as a numpy array shaped by the result type when it is regular.
+
+        Arguments are checked against their parameters (dtype, value range, number of
+        elements: :class:`~lift_backend.errors.LiftArgumentError`), the sizes and array
+        lengths against their limits, the offsets of ``splitOffsets`` given as inputs are
+        checked on the host, and the kernel's bounds checks (``gatherIdx`` and friends) are
+        read back after the launch: a failed one raises a located
+        :class:`~lift_backend.errors.LiftRuntimeError`, ``index out of bounds in gatherIdx
+        (index 12, length 8)``, and no output is returned."""
         cl = self.cl
         prog = kernel.program
         sizes = dict(sizes or {})
+        check_size_values(sizes)
         missing_args = [p.name for p in prog.params if p.name not in args]
         if missing_args:
             raise LiftRuntimeError(f"missing argument(s): {', '.join(missing_args)}")
         extra = set(args) - {p.name for p in prog.params}
         if extra:
             raise LiftRuntimeError(f"unknown argument(s): {', '.join(sorted(extra))}")
-        # infer the sizes not given from the shapes of the arguments
+        # check the kinds of the arguments, then infer the sizes not given from their shapes
+        values = {p.name: _as_value(args[p.name], p.type, p.name) for p in prog.params}
+        origin: Dict[str, str] = {}
         for p in prog.params:
-            _infer_sizes(p.type, args[p.name], sizes, kernel.sizes, p.name)
+            before = set(sizes)
+            _infer_sizes(p.type, values[p.name], sizes, kernel.sizes, p.name)
+            for k in set(sizes) - before:
+                origin[k] = p.name
+        check_size_values({k: v for k, v in sizes.items() if k in origin}, origin)
         env = {**kernel.sizes, **sizes}
         need = [n for n in kernel.size_names if n not in env]
         if need:
             raise LiftRuntimeError(f"unknown size(s) {', '.join(need)}: give them explicitly")
         check_sizes(kernel, env)
 
-        gsz = _dims(global_size) or kernel.launch.global_size
-        lsz = _dims(local_size) or kernel.launch.local_size
+        gsz = _dims(global_size, "global") or kernel.launch.global_size
+        lsz = _dims(local_size, "local") or kernel.launch.local_size
         if gsz is None:
             raise LiftRuntimeError("the global size is needed to launch the kernel")
-        for what, given, fixed in (("global", _dims(global_size), kernel.launch.global_size),
-                                   ("local", _dims(local_size), kernel.launch.local_size)):
+        for what, given, fixed in (("global", _dims(global_size, "global"), kernel.launch.global_size),
+                                   ("local", _dims(local_size, "local"), kernel.launch.local_size)):
             if given is not None and fixed is not None and tuple(given) != tuple(fixed):
                 raise LiftRuntimeError(f"the kernel was compiled for the {what} size {fixed}, not {given}")
         if lsz is not None:
             if len(lsz) != len(gsz) or any(g % l for g, l in zip(gsz, lsz)):
                 raise LiftRuntimeError(f"the global size {gsz} is not a multiple of the local size {lsz}")
 
+        arrays = {}
+        for kp in kernel.params:
+            if kp.kind == "input":
+                arrays[kp.name] = _to_array(values[kp.name], _param_type(prog, kp.name), env, kp.name)
+        for oc in kernel.offset_checks:
+            _check_offsets(oc, arrays[oc.param], env)
+
         mf = cl.mem_flags
         kargs = []
         out_buf = None
         out_param = None
+        err_buf = None
+        err_param = None
         keep = []
-        for kp in kernel.params:
-            if kp.kind == "input":
-                t = _param_type(prog, kp.name)
-                arr = _to_array(args[kp.name], t, env, kp.name)
-                buf = cl.Buffer(self.ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=arr) if arr.nbytes else \
-                    cl.Buffer(self.ctx, mf.READ_ONLY, 16)
-                keep.append(buf)
-                kargs.append(buf)
-            elif kp.kind == "scalar":
-                t = _param_type(prog, kp.name)
-                kargs.append(np.array(args[kp.name], dtype=numpy_dtype(t)).reshape(()))
-            elif kp.kind in ("output", "temp"):
-                n = _eval_size(kp.size, env)
-                nbytes = max(n * numpy_dtype(kp.elem).itemsize, 16)
-                buf = cl.Buffer(self.ctx, mf.READ_WRITE, nbytes)
-                keep.append(buf)
-                kargs.append(buf)
-                if kp.kind == "output":
-                    out_buf, out_param = buf, kp
-            elif kp.kind == "local":
-                n = _eval_size(kp.size, env)
-                kargs.append(cl.LocalMemory(max(n * numpy_dtype(kp.elem).itemsize, 4)))
-            elif kp.kind == "size":
-                kargs.append(np.int32(env[kp.name]))
-        knl = self.kernel(kernel.source, kernel.name)
-        knl.set_args(*kargs)
         try:
+            for kp in kernel.params:
+                if kp.kind == "input":
+                    arr = arrays[kp.name]
+                    buf = cl.Buffer(self.ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=arr) if arr.nbytes else \
+                        cl.Buffer(self.ctx, mf.READ_ONLY, 16)
+                    keep.append(buf)
+                    kargs.append(buf)
+                elif kp.kind == "scalar":
+                    kargs.append(values[kp.name])
+                elif kp.kind in ("output", "temp"):
+                    n = _eval_size(kp.size, env, kp.name)
+                    nbytes = max(n * numpy_dtype(kp.elem).itemsize, 16)
+                    buf = cl.Buffer(self.ctx, mf.READ_WRITE, nbytes)
+                    keep.append(buf)
+                    kargs.append(buf)
+                    if kp.kind == "output":
+                        out_buf, out_param = buf, kp
+                elif kp.kind == "local":
+                    n = _eval_size(kp.size, env, kp.name)
+                    kargs.append(cl.LocalMemory(max(n * numpy_dtype(kp.elem).itemsize, 4)))
+                elif kp.kind == "size":
+                    kargs.append(np.int32(env[kp.name]))
+                elif kp.kind == "errors":
+                    err_param = kp
+                    init = np.zeros(_eval_size(kp.size, env, kp.name), dtype=np.int32)
+                    init[0] = INT_MAX
+                    err_buf = cl.Buffer(self.ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=init)
+                    keep.append(err_buf)
+                    kargs.append(err_buf)
+            knl = self.kernel(kernel.source, kernel.name)
+            knl.set_args(*kargs)
             evt = cl.enqueue_nd_range_kernel(self.queue, knl, tuple(gsz), None if lsz is None else tuple(lsz))
             evt.wait()
+            n_out = _eval_size(out_param.size, env, out_param.name)
+            out = np.empty(n_out, dtype=numpy_dtype(out_param.elem))
+            if n_out:
+                cl.enqueue_copy(self.queue, out, out_buf)
+            errs = None
+            if err_buf is not None:
+                errs = np.empty(_eval_size(err_param.size, env, err_param.name), dtype=np.int32)
+                cl.enqueue_copy(self.queue, errs, err_buf)
+            self.queue.finish()
+        except MemoryError:
+            raise LiftRuntimeError("out of memory: the arguments, result and temporaries of the kernel "
+                                   "do not fit in host memory")
         except cl.Error as ex:
-            raise LiftRuntimeError(f"kernel launch failed: {ex}")
-        n_out = _eval_size(out_param.size, env)
-        out = np.empty(n_out, dtype=numpy_dtype(out_param.elem))
-        if n_out:
-            cl.enqueue_copy(self.queue, out, out_buf)
-        self.queue.finish()
+            text = str(ex)
+            if "OUT_OF" in text or "MEM_OBJECT_ALLOCATION" in text or "INVALID_BUFFER_SIZE" in text:
+                raise LiftRuntimeError(f"out of memory on the device {self.device.name}: {text}")
+            raise LiftRuntimeError(f"kernel launch failed: {text}")
+        if errs is not None and errs[0] != INT_MAX:
+            site = int(errs[0])
+            chk = kernel.checks[site] if 0 <= site < len(kernel.checks) else None
+            index, length = int(errs[1 + 2 * site]), int(errs[2 + 2 * site])
+            raise LiftRuntimeError(f"index out of bounds in {chk.kind if chk else 'a read'} "
+                                   f"(index {index}, length {length})", chk.span if chk else None)
         rt = subst_type(kernel.result_type, {v: A.Cst(env[v.name]) for v in kernel.typed.size_vars
                                              if v.name in env})
         shape = shape_of(rt)
@@ -222,14 +268,6 @@ def _numbered(src: str) -> str:
     return "\n".join(f"{i + 1:4d}  {l}" for i, l in enumerate(src.splitlines()))
 
 
-def _dims(x) -> Optional[Tuple[int, ...]]:
-    if x is None:
-        return None
-    if isinstance(x, (int, np.integer)):
-        return (int(x),)
-    return tuple(int(v) for v in x)
-
-
 def _param_type(prog, name: str) -> Type:
     for p in prog.params:
         if p.name == name:
@@ -237,11 +275,19 @@ def _param_type(prog, name: str) -> Type:
     raise LiftRuntimeError(f"no parameter {name}")  # pragma: no cover
 
 
-def _eval_size(e: A.Expr, env) -> int:
+def _eval_size(e: A.Expr, env, what: str = "buffer") -> int:
     try:
-        return int(A.evaluate(e, env))
+        n = int(A.evaluate(e, env))
     except KeyError as ex:
-        raise LiftRuntimeError(f"cannot evaluate the buffer size {A.to_text(e)}: {ex}")
+        raise LiftRuntimeError(f"cannot evaluate the size {A.to_text(e)} of {what}: {ex}")
+    except ZeroDivisionError:
+        raise LiftRuntimeError(f"division by zero in the size {A.to_text(e)} of {what}")
+    if n < 0:
+        raise LiftRuntimeError(f"the size {A.to_text(e)} of {what} is negative ({n})")
+    if n > INT_MAX:
+        raise LiftRuntimeError(f"the buffer {what} would hold {n} elements, more than {INT_MAX} "
+                               f"(the limit of the kernels' int indices)")
+    return n
 
 
 def _solve(length: A.Expr, value: int, sizes: Dict[str, int], fixed) -> None:
@@ -283,13 +329,117 @@ def _infer_sizes(t: Type, value, sizes: Dict[str, int], fixed, name: str) -> Non
         _solve(dims[0], int(arr.shape[0]), sizes, fixed)
 
 
+_KIND_NAMES = {"b": "bool", "i": "integer", "u": "unsigned integer", "f": "floating-point",
+               "c": "complex", "O": "object", "S": "byte string", "U": "string", "V": "structured",
+               "M": "datetime", "m": "timedelta"}
+
+
+def describe_dtype(dt) -> str:
+    """``complex128 (complex)``: a dtype and its kind, for messages."""
+    dt = np.dtype(dt)
+    kind = _KIND_NAMES.get(dt.kind, dt.kind)
+    name = "structured" if dt.names else str(dt)
+    return name if name == kind else f"{name} ({kind})"
+
+
+def supported_dtype(dt) -> bool:
+    """bool, integer and floating-point dtypes, and structured ones made of them (tuples)."""
+    dt = np.dtype(dt)
+    if dt.names:
+        return all(supported_dtype(dt.fields[n][0].base) for n in dt.names)
+    return dt.kind in "biuf"
+
+
+def _convert(arr: np.ndarray, target, name: str, t: Type) -> np.ndarray:
+    """``arr`` as ``target`` without losing information silently: integers must fit, floats
+    do not become integers, no complex, object, string or structured data for scalars."""
+    target = np.dtype(target)
+    if not supported_dtype(arr.dtype):
+        raise LiftArgumentError(name, f"unsupported dtype {describe_dtype(arr.dtype)} for the type {t} "
+                                      f"(bool, integer and floating-point arrays are supported)")
+    if target.names:
+        if not arr.dtype.names or len(arr.dtype.names) != len(target.names):
+            raise LiftArgumentError(name, f"the type {t} needs a structured array with "
+                                          f"{len(target.names)} fields, got dtype {describe_dtype(arr.dtype)}")
+        try:
+            out = np.empty(arr.shape, dtype=target)
+            for src, dst in zip(arr.dtype.names, target.names):
+                out[dst] = _convert(np.asarray(arr[src]), target.fields[dst][0].base, name, t) \
+                    if target.fields[dst][0].shape == () else arr[src]
+            return out
+        except (ValueError, TypeError) as ex:
+            raise LiftArgumentError(name, f"cannot convert the dtype {describe_dtype(arr.dtype)} to the "
+                                          f"type {t}: {ex}")
+    if arr.dtype.names:
+        raise LiftArgumentError(name, f"unsupported dtype {describe_dtype(arr.dtype)} for the type {t}")
+    if target.kind in "iu" or target == np.uint8:
+        if arr.dtype.kind == "f":
+            raise LiftArgumentError(name, f"floating-point values ({arr.dtype}) for the integer type {t}: "
+                                          f"convert them explicitly")
+        if arr.size and arr.dtype.kind in "iu":
+            info = np.iinfo(target)
+            lo, hi = int(arr.min()), int(arr.max())
+            if lo < info.min or hi > info.max:
+                bad = lo if lo < info.min else hi
+                raise LiftArgumentError(name, f"the value {bad} does not fit the type {t} "
+                                              f"({info.min} .. {info.max})")
+    elif target.kind == "f" and arr.dtype.kind == "f" and arr.dtype.itemsize > target.itemsize and arr.size:
+        finite = arr[np.isfinite(arr)]
+        big = finite[np.abs(finite) > np.finfo(target).max]
+        if big.size:
+            raise LiftArgumentError(name, f"the value {big.flat[0]!r} does not fit the type {t} "
+                                          f"(it would become infinite)")
+    return arr.astype(target, copy=False)
+
+
+def _as_value(value, t: Type, name: str):
+    """The argument ``value`` of the parameter ``name : t`` checked and converted: a numpy
+    scalar of the parameter's dtype for a scalar parameter, else a numpy array (any shape)."""
+    try:
+        arr = value if isinstance(value, np.ndarray) else np.asarray(value)
+    except (ValueError, TypeError) as ex:
+        raise LiftArgumentError(name, f"not an array of numbers: {ex}")
+    if is_value(t):
+        if arr.size != 1:
+            raise LiftArgumentError(name, f"the parameter has the scalar type {t}, got an array of shape "
+                                          f"{arr.shape}")
+        if isinstance(t, (VectorType, TupleType)):
+            raise LiftArgumentError(name, f"scalar parameters of type {t} are not supported")
+        return _convert(arr.reshape(()), numpy_dtype(t), name, t).reshape(())[()]
+    if arr.ndim == 0:
+        raise LiftArgumentError(name, f"the parameter has the array type {t}, got a 0-d array (a scalar)")
+    return _convert(arr, numpy_dtype(t), name, t)
+
+
 def _to_array(value, t: Type, env, name: str) -> np.ndarray:
     arr = np.ascontiguousarray(np.asarray(value, dtype=numpy_dtype(t))).reshape(-1)
-    expected = _eval_size(size_in_elements(t), env)
+    expected = _eval_size(size_in_elements(t), env, f"the argument {name}")
     if arr.size != expected:
-        raise LiftRuntimeError(f"argument {name}: expected {expected} elements for the type {t} "
-                               f"with {', '.join(f'{k}={v}' for k, v in sorted(env.items()))}, got {arr.size}")
+        raise LiftArgumentError(name, f"expected {expected} elements for the type {t} "
+                                      f"with {', '.join(f'{k}={v}' for k, v in sorted(env.items()))}, "
+                                      f"got {arr.size}")
     return arr
+
+
+def _check_offsets(oc, offs: np.ndarray, env) -> None:
+    """The offsets of a ``splitOffsets`` (an input): non-decreasing, between 0 and the length
+    of the data, so that every row read stays in the data."""
+    n = _eval_size(oc.length, env, "the data of splitOffsets")
+    if offs.size == 0:
+        return
+    bad = None
+    if offs[0] < 0:
+        bad = (0, f"offsets[0] = {int(offs[0])} is negative")
+    else:
+        d = np.flatnonzero(np.diff(offs.astype(np.int64)) < 0)
+        if d.size:
+            k = int(d[0]) + 1
+            bad = (k, f"offsets[{k}] = {int(offs[k])} is less than offsets[{k - 1}] = {int(offs[k - 1])}")
+        elif offs[-1] > n:
+            bad = (offs.size - 1, f"offsets[{offs.size - 1}] = {int(offs[-1])} is beyond the data's length {n}")
+    if bad is not None:
+        raise LiftRuntimeError(f"index out of bounds in splitOffsets: the offsets {oc.param} must be "
+                               f"non-decreasing from 0 to at most {n}; {bad[1]}", oc.span)
 
 
 def get_runtime(device=None) -> Runtime:

@@ -24,8 +24,9 @@ from typing import Dict, List, Optional, Tuple, Union
 
 from .. import arith as A
 from ..errors import LiftSyntaxError, Span
+from ..limits import MAX_EXPR_DEPTH, MAX_TYPE_DEPTH, expression_too_deep, type_too_deep
 from ..ir import patterns as P
-from ..ir.expr import Expr, FunCall, FunDecl, Lambda, Literal, Param, Program, UserFun, compose
+from ..ir.expr import Expr, FunCall, FunDecl, Lambda, Literal, Param, Program, UserFun, compose, extend
 from ..types import ArrayType, ScalarType, TupleType, Type, VectorType
 from ..types.infer import len_var
 from ..types.types import SCALAR_NAMES
@@ -76,6 +77,17 @@ class Parser:
         self.file = file
         self.userfuns: Dict[str, UserFun] = dict(userfuns or {})
         self._fresh = itertools.count()
+        self.depth = 0                  # nesting of the construct being parsed (limits.py)
+        self.max_depth = MAX_EXPR_DEPTH
+        self.type_depth = 0             # nesting of array and tuple types
+        self.max_type_depth = MAX_TYPE_DEPTH
+
+    def deeper(self, tok: Optional[Token] = None, levels: int = 1) -> None:
+        """Enter ``levels`` more levels of nesting (``self.depth -= levels`` on the way out);
+        past the limit, a located ``expression too deep`` error."""
+        self.depth += levels
+        if self.depth > self.max_depth:
+            raise self.error(expression_too_deep(self.max_depth), tok)
 
     # ------------------------------------------------------------------ token helpers
     def span(self, tok: Optional[Token] = None) -> Span:
@@ -172,6 +184,18 @@ class Parser:
 
     # ------------------------------------------------------------------ types and sizes
     def parse_type(self, avars: Dict[str, A.Var]) -> Type:
+        self.deeper()
+        try:
+            return self._parse_type(avars)
+        finally:
+            self.depth -= 1
+
+    def _type_deeper(self, tok: Token):
+        self.type_depth += 1
+        if self.type_depth > self.max_type_depth:
+            raise self.error(type_too_deep(self.max_type_depth), tok)
+
+    def _parse_type(self, avars: Dict[str, A.Var]) -> Type:
         t = self.lx.peek()
         if t.kind == "NAME":
             self.lx.next()
@@ -183,32 +207,43 @@ class Parser:
             raise self.error(f"unknown type {t.text!r}", t)
         if t.text == "(":
             self.lx.next()
-            elems = [self.parse_type(avars)]
-            while self.at(","):
-                self.lx.next()
-                elems.append(self.parse_type(avars))
+            self._type_deeper(t)
+            try:
+                elems = [self.parse_type(avars)]
+                while self.at(","):
+                    self.lx.next()
+                    elems.append(self.parse_type(avars))
+            finally:
+                self.type_depth -= 1
             self.expect(")")
             if len(elems) == 1:
                 return elems[0]
             return TupleType(tuple(elems))
         if t.text == "[":
             self.lx.next()
-            if self.lx.peek().kind == "NAME" and self.at("->", 1):
-                iname = self.lx.next().text
-                self.expect("->")
-                # the position variable's range needs the length, parsed after the element:
-                # parse the element with a placeholder then rebuild once the length is known
-                placeholder = A.Var(iname, A.Cst(0), None, POSITION_VAR_UID)
-                elem = self.parse_type({**avars, iname: placeholder})
-                self.expect("]")
-                length = self.parse_size(avars)
-                ivar = A.Var(iname, A.Cst(0), A.sub(length, 1), POSITION_VAR_UID)
-                from ..types import subst_type
-                return ArrayType(subst_type(elem, {placeholder: ivar}), length, ivar)
-            elem = self.parse_type(avars)
-            self.expect("]")
-            return ArrayType(elem, self.parse_size(avars))
+            self._type_deeper(t)
+            try:
+                return self._array_type(avars)
+            finally:
+                self.type_depth -= 1
         raise self.error(f"expected a type, found {t.text or 'end of input'!r}", t)
+
+    def _array_type(self, avars) -> Type:
+        if self.lx.peek().kind == "NAME" and self.at("->", 1):
+            iname = self.lx.next().text
+            self.expect("->")
+            # the position variable's range needs the length, parsed after the element:
+            # parse the element with a placeholder then rebuild once the length is known
+            placeholder = A.Var(iname, A.Cst(0), None, POSITION_VAR_UID)
+            elem = self.parse_type({**avars, iname: placeholder})
+            self.expect("]")
+            length = self.parse_size(avars)
+            ivar = A.Var(iname, A.Cst(0), A.sub(length, 1), POSITION_VAR_UID)
+            from ..types import subst_type
+            return ArrayType(subst_type(elem, {placeholder: ivar}), length, ivar)
+        elem = self.parse_type(avars)
+        self.expect("]")
+        return ArrayType(elem, self.parse_size(avars))
 
     def parse_size(self, avars) -> A.Expr:
         t = self.lx.peek()
@@ -234,28 +269,43 @@ class Parser:
 
     # arithmetic: cond ? a : b is not supported in sizes; + - * / % and calls
     def parse_arith(self, avars) -> A.Expr:
-        e = self.arith_term(avars)
-        while self.at("+") or self.at("-"):
-            op = self.lx.next().text
-            r = self.arith_term(avars)
-            e = A.add(e, r) if op == "+" else A.sub(e, r)
-        return e
+        base = self.depth
+        self.deeper()
+        try:
+            e = self.arith_term(avars)
+            while self.at("+") or self.at("-"):
+                op = self.lx.next()
+                self.deeper(op)
+                r = self.arith_term(avars)
+                e = A.add(e, r) if op.text == "+" else A.sub(e, r)
+            return e
+        finally:
+            self.depth = base
 
     def arith_term(self, avars) -> A.Expr:
-        e = self.arith_unary(avars)
-        while self.at("*") or self.at("/") or self.at("%"):
-            op = self.lx.next()
-            r = self.arith_unary(avars)
-            try:
-                e = A.mul(e, r) if op.text == "*" else (A.div(e, r) if op.text == "/" else A.mod(e, r))
-            except ZeroDivisionError as ex:
-                raise self.error(str(ex), op)
-        return e
+        base = self.depth
+        try:
+            e = self.arith_unary(avars)
+            while self.at("*") or self.at("/") or self.at("%"):
+                op = self.lx.next()
+                self.deeper(op)
+                r = self.arith_unary(avars)
+                try:
+                    e = A.mul(e, r) if op.text == "*" else (A.div(e, r) if op.text == "/" else A.mod(e, r))
+                except ZeroDivisionError as ex:
+                    raise self.error(str(ex), op)
+            return e
+        finally:
+            self.depth = base
 
     def arith_unary(self, avars) -> A.Expr:
         if self.at("-"):
-            self.lx.next()
-            return A.neg(self.arith_unary(avars))
+            op = self.lx.next()
+            self.deeper(op)
+            try:
+                return A.neg(self.arith_unary(avars))
+            finally:
+                self.depth -= 1
         t = self.lx.next()
         if t.kind == "INT":
             return A.Cst(int(t.text))
@@ -321,6 +371,13 @@ class Parser:
 
     def parse_expr(self, scope):
         start = self.lx.peek()
+        self.deeper(start)
+        try:
+            return self._parse_expr(scope, start)
+        finally:
+            self.depth -= 1
+
+    def _parse_expr(self, scope, start):
         left = self.parse_comp(scope)
         if self.at("$"):
             dollar = self.lx.next()
@@ -333,10 +390,15 @@ class Parser:
         start = self.lx.peek()
         toks = [start]
         items = [self.parse_app(scope)]
-        while self.at("o"):
-            self.lx.next()
-            toks.append(self.lx.peek())
-            items.append(self.parse_app(scope))
+        base = self.depth
+        try:
+            while self.at("o"):
+                self.lx.next()
+                toks.append(self.lx.peek())
+                self.deeper(toks[-1])    # f o g o h is f(g(h(x))): each operand one level deeper
+                items.append(self.parse_app(scope))
+        finally:
+            self.depth = base
         if len(items) == 1:
             return items[0]
         fs = [self.as_fun(x, "an operand of o", t) for x, t in zip(items, toks)]
@@ -345,6 +407,13 @@ class Parser:
     def parse_app(self, scope):
         start = self.lx.peek()
         x = self.parse_atom(scope)
+        base = self.depth
+        try:
+            return self._postfix(scope, start, x)
+        finally:
+            self.depth = base
+
+    def _postfix(self, scope, start, x):
         while True:
             if self.at("("):
                 tok = self.lx.next()
@@ -361,7 +430,7 @@ class Parser:
                 x = self.apply(f, args, start)
             elif self.at(".") and self.lx.peek(1).kind == "NAME" and self.lx.peek(1).text.startswith("_") \
                     and self.lx.peek(1).text[1:].isdigit():
-                self.lx.next()
+                self.deeper(self.lx.next())     # x._0._1 nests
                 comp = self.lx.next()
                 x = FunCall(P.Get(int(comp.text[1:])), (self.as_expr(x, "a tuple", start),),
                             span=self.span(start))
@@ -399,9 +468,7 @@ class Parser:
                 names.append(self.name("a lambda parameter"))
             self.expect("->")
             params = tuple(Param(n.text) for n in names)
-            inner = dict(scope)
-            for p in params:
-                inner[p.name] = p
+            inner = extend(scope, {p.name: p for p in params})
             body = self.as_expr(self.parse_expr(inner), "a lambda body", t)
             return Lambda(params, body)
         if t.kind != "NAME":

@@ -10,38 +10,43 @@ from ..ir.expr import Expr, FunCall, FunDecl, Lambda, Literal, Param, Program, U
 from ..types import ArrayType, Type, VectorType, type_to_text
 
 
-def _free_params(e, bound=frozenset()) -> set:
-    out = set()
-    if isinstance(e, Param):
-        if e.name not in bound:
-            out.add(e.name)
-    elif isinstance(e, FunCall):
-        out |= _free_params_fun(e.f, bound)
-        for a in e.args:
-            out |= _free_params(a, bound)
+# free parameter names of each node, memoised by identity; each entry keeps its node alive so
+# that its id is not reused while cached (cleared when large).  Without it, printing or
+# eliminating the barriers of deeply nested lambdas took cubic time.
+_FREE: Dict[int, tuple] = {}
+_FREE_MAX = 200_000
+
+
+def free_names(node) -> frozenset:
+    """Names of the parameters free in an expression or function."""
+    hit = _FREE.get(id(node))
+    if hit is not None and hit[0] is node:
+        return hit[1]
+    if isinstance(node, Param):
+        out = frozenset((node.name,))
+    elif isinstance(node, FunCall):
+        out = free_names(node.f).union(*[free_names(a) for a in node.args])
+    elif isinstance(node, Lambda):
+        out = free_names(node.body) - {p.name for p in node.params}
+    else:
+        out = frozenset()
+        g = getattr(node, "f", None)
+        if isinstance(g, FunDecl):
+            out = free_names(g)
+        if isinstance(node, P.Reduce):
+            out = out | free_names(node.init)
+    if len(_FREE) >= _FREE_MAX:
+        _FREE.clear()
+    _FREE[id(node)] = (node, out)
     return out
+
+
+def _free_params(e, bound=frozenset()) -> set:
+    return set(free_names(e) - bound)
 
 
 def _free_params_fun(f, bound) -> set:
-    if isinstance(f, Lambda):
-        return _free_params(f.body, bound | {p.name for p in f.params})
-    out = set()
-    for attr in ("f",):
-        g = getattr(f, attr, None)
-        if isinstance(g, FunDecl):
-            out |= _free_params_fun(g, bound)
-    if isinstance(f, P.Reduce):
-        out |= _free_params(f.init, bound)
-    return out
-
-
-def _count_uses(e, name: str) -> int:
-    if isinstance(e, Param):
-        return 1 if e.name == name else 0
-    if isinstance(e, FunCall):
-        n = sum(_count_uses(a, name) for a in e.args)
-        return n + (1 if name in _free_params_fun(e.f, frozenset()) else 0)
-    return 0
+    return set(free_names(f) - bound)
 
 
 def composition_chain(lam: Lambda):

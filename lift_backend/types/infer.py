@@ -14,7 +14,8 @@ from typing import Dict, List, Mapping, Optional, Tuple
 from .. import arith as A
 from ..arith import Expr as AExpr, Var
 from ..errors import LiftTypeError, Span
-from ..ir.expr import (Expr, FunCall, FunDecl, Lambda, Literal, Param, Program, UserFun, freshen)
+from ..ir.expr import (Expr, FunCall, FunDecl, Lambda, Literal, Param, Program, UserFun, extend,
+                       freshen)
 from ..ir import patterns as P
 from .types import (ArrayType, Int, ScalarType, TupleType, Type, VectorType, is_value,
                     size_in_elements, subst_type, type_free_vars, types_equal)
@@ -41,6 +42,25 @@ class IterateInfo:
 
 
 @dataclass(frozen=True)
+class Constraint:
+    """A condition on the sizes, checked once they are known (at compile time when they are
+    constants, else before each launch): ``expr == 0`` (``kind`` ``"zero"``), ``expr >= 0``
+    (``"nonneg"``) or ``expr != 0`` (``"nonzero"``, a divisor).  ``message`` says what is
+    required, ``span`` where."""
+    expr: AExpr
+    message: str
+    span: Optional[Span] = None
+    kind: str = "zero"
+
+    def violated(self, value: int) -> bool:
+        if self.kind == "zero":
+            return value != 0
+        if self.kind == "nonneg":
+            return value < 0
+        return value == 0
+
+
+@dataclass(frozen=True)
 class TypedProgram:
     """Types keyed by expression identity; ``loop_vars``, ``iterate_info``, ``static`` and
     ``app_types`` (result type of each application of a function) keyed by the identity of
@@ -51,7 +71,7 @@ class TypedProgram:
     loop_vars: Mapping[int, Var]
     iterate_info: Mapping[int, IterateInfo]
     static: Mapping[int, Mapping[str, object]]
-    constraints: Tuple[Tuple[AExpr, str], ...]
+    constraints: Tuple[Constraint, ...]
     size_vars: Tuple[Var, ...]
     app_types: Mapping[int, Type] = field(default_factory=dict)
 
@@ -73,7 +93,7 @@ class _Inferer:
         self.loop_vars: Dict[int, Var] = {}
         self.iterate_info: Dict[int, IterateInfo] = {}
         self.static: Dict[int, Dict[str, object]] = {}
-        self.constraints: List[Tuple[AExpr, str]] = []
+        self.constraints: List[Constraint] = []
         self.app_types: Dict[int, Type] = {}
         self.divisible_by: set = set()   # (n, k): n % k == 0 is required (checked at launch)
         self.spans: List[Optional[Span]] = [None]
@@ -130,7 +150,36 @@ class _Inferer:
             return
         if isinstance(r, A.Cst):
             raise self.error(f"{who}: the length {A.to_text(n)} is not divisible by {A.to_text(k)}")
-        self.constraints.append((r, f"{who}: the length {A.to_text(n)} must be divisible by {A.to_text(k)}"))
+        self.constraints.append(Constraint(r, f"{who}: the length {A.to_text(n)} must be divisible by "
+                                              f"{A.to_text(k)}", self.span))
+
+    def at_least(self, who: str, a: AExpr, b: AExpr, what: str):
+        """Require ``a >= b``: an error now when it is false for constants, else checked
+        once the sizes are known (unless provable)."""
+        d = A.sub(a, b)
+        if isinstance(d, A.Cst):
+            if d.value < 0:
+                raise self.error(f"{who}: {what} ({A.to_text(a)} < {A.to_text(b)})")
+            return
+        if A.prove_nonneg(d):
+            return
+        self.constraints.append(Constraint(d, f"{who}: {what}", self.span, "nonneg"))
+
+    def divisors(self, who: str, e: AExpr, local_vars=()):
+        """Every divisor of ``e`` must be non-zero: those over sizes only are checked once the
+        sizes are known, the others (over index variables) must be provably non-zero."""
+        for node in A.iter_nodes(e):
+            if not isinstance(node, (A.Div, A.Mod)):
+                continue
+            b = node.b
+            if isinstance(b, A.Cst):
+                continue
+            if A.prove_pos(b) or A.prove_lt(b, 0):
+                continue
+            if any(v in A.free_vars(b) for v in local_vars):
+                raise self.error(f"{who}: cannot show that the divisor {A.to_text(b)} is not zero")
+            self.constraints.append(Constraint(b, f"{who}: the divisor {A.to_text(b)} must not be zero",
+                                               self.span, "nonzero"))
 
     def times(self, outer: AExpr, inner: AExpr) -> AExpr:
         """``outer * inner``, with ``(n / k) * k = n`` when ``n % k == 0`` is a recorded
@@ -177,11 +226,9 @@ class _Inferer:
             name = getattr(f, "name", type(f).__name__)
             raise self.error(f"{name}: expects {arity} argument(s), got {len(argts)}")
         if isinstance(f, Lambda):
-            env2 = dict(env)
             for p, t in zip(f.params, argts):
-                env2[p.name] = t
                 self.types[id(p)] = t
-            return self.expr(f.body, env2)
+            return self.expr(f.body, extend(env, {p.name: t for p, t in zip(f.params, argts)}))
         if isinstance(f, UserFun):
             for k, (pt, at) in enumerate(zip(f.param_types, argts)):
                 if not types_equal(pt, at):
@@ -281,12 +328,37 @@ class _Inferer:
             raise self.error(f"mapVec({inner.name}): the function must return a scalar")
         return VectorType(inner.ret_type, width)
 
+    def index_function(self, who: str, f: P.IndexFun, n: AExpr):
+        """Size requirements of the index function of gather/scatter over ``n`` elements: the
+        built-in permutations are permutations under them (no run-time check is then needed,
+        see views.index_fun_in_range); user functions get theirs from the code generator."""
+        if isinstance(f, P.ReorderStride):
+            s = f.stride
+            self.at_least(f"{who}(reorderStride)", s, A.ONE, "the stride must be positive")
+            # with s >= 1 dividing n >= 1, the chunk n / s is at least 1: no zero divisor
+            self.divisible(f"{who}(reorderStride({A.to_text(s)}))", n, s)
+        elif isinstance(f, P.TransposeIdx):
+            self.at_least(f"{who}(transpose)", f.n, A.ONE, "the number of rows must be positive")
+            self.at_least(f"{who}(transpose)", f.m, A.ONE, "the number of columns must be positive")
+            d = A.sub(n, A.mul(f.n, f.m))
+            msg = (f"{who}(transpose({A.to_text(f.n)}, {A.to_text(f.m)})): the length {A.to_text(n)} "
+                   f"must be {A.to_text(A.mul(f.n, f.m))}")
+            if isinstance(d, A.Cst):
+                if d.value != 0:
+                    raise self.error(msg)
+            elif d != A.ZERO:
+                self.constraints.append(Constraint(d, msg, self.span))
+        elif isinstance(f, P.IndexLambda):
+            k = A.fresh_var("k", 0, A.sub(n, 1))
+            self.divisors(who, f.apply(k, n), (k,))
+
     # ------------------------------------------------------------------ layout patterns
     def layout(self, f: P.LayoutPattern, argts: List[Type], call: FunCall, env) -> Type:
         st = self.static.setdefault(id(f), {})
         if isinstance(f, P.Split):
             at = self.regular(self.array(argts[0], "split"), f"split({A.to_text(f.n)})")
             n = self.positive_const("split", self.resolve(f.n, env), "the chunk size")
+            self.at_least(f"split({A.to_text(n)})", n, A.ONE, "the chunk size must be positive")
             st["n"] = n
             self.divisible(f"split({A.to_text(n)})", at.length, n)
             return ArrayType(ArrayType(at.elem, n), A.div(at.length, n))
@@ -303,6 +375,7 @@ class _Inferer:
             at = self.array(argts[0], f.name)
             if at.dependent:
                 raise self.error(f"{f.name}: cannot permute the position-dependent array {at}")
+            self.index_function(f.name, f.idx, at.length)
             return at
         if isinstance(f, P.Zip):
             ats = [self.array(t, "zip", k + 1) for k, t in enumerate(argts)]
@@ -323,10 +396,14 @@ class _Inferer:
             size = self.positive_const("slide", self.resolve(f.size, env), "the window size")
             step = self.positive_const("slide", self.resolve(f.step, env), "the step")
             st.update(size=size, step=step)
+            who = f"slide({A.to_text(size)}, {A.to_text(step)})"
+            self.at_least(who, size, A.ONE, "the window size must be positive")
+            self.at_least(who, step, A.ONE, "the step must be positive")
             count = A.add(A.div(A.sub(at.length, size), step), 1)
             if A.prove_lt(at.length, size):
-                raise self.error(f"slide({A.to_text(size)}, {A.to_text(step)}): the array of length "
+                raise self.error(f"{who}: the array of length "
                                  f"{A.to_text(at.length)} is shorter than the window")
+            self.at_least(who, at.length, size, "the array must not be shorter than the window")
             return ArrayType(ArrayType(at.elem, size), count)
         if isinstance(f, P.Pad):
             at = self.regular(self.array(argts[0], "pad"), "pad")
@@ -339,6 +416,16 @@ class _Inferer:
                                      f"the elements have type {at.elem}")
             elif f.boundary not in P.BOUNDARIES:
                 raise self.error(f"pad: unknown boundary {f.boundary!r}")
+            who = f"pad({A.to_text(l)}, {A.to_text(r)})"
+            self.at_least(who, l, A.ZERO, "the left padding must not be negative")
+            self.at_least(who, r, A.ZERO, "the right padding must not be negative")
+            if f.boundary in ("mirror", "wrap"):
+                self.at_least(who, at.length, l, f"{f.boundary}: the left padding must not exceed "
+                                                 f"the length {A.to_text(at.length)}")
+                self.at_least(who, at.length, r, f"{f.boundary}: the right padding must not exceed "
+                                                 f"the length {A.to_text(at.length)}")
+            elif f.boundary == "clamp":
+                self.at_least(who, at.length, A.ONE, "clamp: the array must not be empty")
             return ArrayType(at.elem, A.add(at.length, l, r))
         if isinstance(f, P.Transpose):
             at = self.regular(self.array(argts[0], "transpose"), "transpose")
@@ -364,6 +451,11 @@ class _Inferer:
                 raise self.error(f"slice: the end {A.to_text(stop)} is before the start {A.to_text(start)}")
             if A.prove_lt(at.length, stop):
                 raise self.error(f"slice: the end {A.to_text(stop)} is beyond the length {A.to_text(at.length)}")
+            self.at_least("slice", start, A.ZERO, f"the start {A.to_text(start)} must not be negative")
+            self.at_least("slice", stop, start, f"the end {A.to_text(stop)} must not be before the start "
+                                                f"{A.to_text(start)}")
+            self.at_least("slice", at.length, stop, f"the end {A.to_text(stop)} must not be beyond the "
+                                                    f"length {A.to_text(at.length)}")
             return ArrayType(at.elem, A.sub(stop, start))
         if isinstance(f, P.GatherIdx):
             it = self.array(argts[0], "gatherIdx", 1)
@@ -391,15 +483,21 @@ class _Inferer:
             at = self.regular(self.array(argts[0], "partition"), "partition")
             n = self.resolve(f.n, env)
             st["n"] = n
+            self.at_least("partition", n, A.ZERO, "the number of rows must not be negative")
             k = A.fresh_var("k", 0, A.sub(n, 1))
             length = self.resolve(f.f.apply(k, n), env)
+            self.divisors("partition", length, (k,))
+            if not A.prove_nonneg(length):
+                raise self.error(f"partition: cannot show that the row lengths {A.to_text(length)} "
+                                 f"are not negative")
             total = A.sum_over(k, 0, n, length)
             d = A.sub(total, at.length)
             if isinstance(d, A.Cst) and d.value != 0:
                 raise self.error(f"partition: the row lengths add up to {A.to_text(total)}, "
                                  f"the array has length {A.to_text(at.length)}")
             if d != A.ZERO:
-                self.constraints.append((d, f"partition: the row lengths must add up to {A.to_text(at.length)}"))
+                self.constraints.append(Constraint(d, f"partition: the row lengths must add up to "
+                                                      f"{A.to_text(at.length)}", self.span))
             return ArrayType(ArrayType(at.elem, length), n, k)
         raise self.error(f"unknown layout pattern {f!r}")
 

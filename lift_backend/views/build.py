@@ -9,15 +9,15 @@
 """
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from typing import Mapping, Optional, Sequence
 
 from .. import arith as A
-from ..errors import LiftCompileError
+from ..errors import LiftCompileError, Span
 from ..ir import patterns as P
 from ..types import ArrayType, TupleType, Type, VectorType
-from .views import (AccessView, AsScalarView, AsVectorView, GatherIdxView, JoinView, MemView,
-                    NestView, OffsetView, PadView, ReorderView, SlideView, SplitView,
-                    TransposeView, TupleAccessView, View, ZipView)
+from .views import (AccessView, AsScalarView, AsVectorView, BoundsCheck, GatherIdxView, JoinView,
+                    MemView, NestView, OffsetView, PadView, ReorderView, SlideView, SplitView,
+                    TransposeView, TupleAccessView, View, ZipView, index_fun_in_range)
 
 
 def memory_view(mem, outer, t: Type) -> MemView:
@@ -32,9 +32,20 @@ def access(v: View, index) -> AccessView:
     return AccessView(v, A.to_expr(index), t.elem_at(index))
 
 
+def _reorder_check(f, n, span: Optional[Span]) -> Optional[BoundsCheck]:
+    """The run-time check of ``gather(f)``/``scatter(f)`` over ``n`` elements, or None when
+    ``f`` is provably in range."""
+    if index_fun_in_range(f.idx, n):
+        return None
+    return BoundsCheck(f.name, span, n)
+
+
 def layout_view(f: P.LayoutPattern, args: Sequence[View], result_type: Type,
-                static: Mapping[str, object]) -> View:
-    """Input view of ``f(args)`` whose type is ``result_type``."""
+                static: Mapping[str, object], span: Optional[Span] = None) -> View:
+    """Input view of ``f(args)`` whose type is ``result_type``.  Data-dependent indices
+    (``gatherIdx``, ``splitOffsets`` over offsets computed on the device) and index
+    functions not provably in range (``gather(\\i -> i + 1)``) get a run-time check located
+    at ``span``."""
     if isinstance(f, P.Split):
         return SplitView(args[0], static["n"], result_type)
     if isinstance(f, P.Join):
@@ -47,7 +58,8 @@ def layout_view(f: P.LayoutPattern, args: Sequence[View], result_type: Type,
             return _irregular_join(args[0], result_type)
         return JoinView(args[0], inner.length, result_type)
     if isinstance(f, P.Gather):
-        return ReorderView(args[0], f.idx, args[0].type.length, result_type, "gather")
+        n = args[0].type.length
+        return ReorderView(args[0], f.idx, n, result_type, "gather", _reorder_check(f, n, span))
     if isinstance(f, P.Scatter):
         # reading the result of a scatter needs the inverse permutation: only the output
         # side is supported (the producer writes through the scatter)
@@ -70,7 +82,8 @@ def layout_view(f: P.LayoutPattern, args: Sequence[View], result_type: Type,
     if isinstance(f, P.Slice):
         return OffsetView(args[0], static["start"], result_type)
     if isinstance(f, P.GatherIdx):
-        return GatherIdxView(args[1], args[0], result_type)
+        pt = args[1].type
+        return GatherIdxView(args[1], args[0], result_type, BoundsCheck("gatherIdx", span, pt.length))
     if isinstance(f, P.SplitOffsets):
         offs, data = args
         var = A.fresh_var("r", 0, A.sub(result_type.length, 1))
@@ -79,7 +92,11 @@ def layout_view(f: P.LayoutPattern, args: Sequence[View], result_type: Type,
         if not isinstance(acc, MemAccess):
             raise LiftCompileError("splitOffsets: the offsets must be read from memory")
         start = A.Lookup(acc.mem, acc.mem.name, acc.index, 0, data.type.length)
-        return NestView(data, var, start, result_type, "splitOffsets")
+        # offsets given by the host are checked there before the launch (non-decreasing,
+        # within the data); offsets computed on the device are checked where they are used
+        check = None if host_checked_offsets(offs, data) else \
+            BoundsCheck("splitOffsets", span, data.type.length)
+        return NestView(data, var, start, result_type, "splitOffsets", check)
     if isinstance(f, P.Partition):
         k = result_type.index_var
         var = A.fresh_var("r", 0, A.sub(result_type.length, 1))
@@ -91,6 +108,13 @@ def layout_view(f: P.LayoutPattern, args: Sequence[View], result_type: Type,
             start = A.sum_over(k, 0, var, row_len)
         return NestView(args[0], var, start, result_type, "partition")
     raise LiftCompileError(f"no view for {getattr(f, 'name', f)!r}")
+
+
+def host_checked_offsets(offs: View, data: View) -> bool:
+    """Whether the offsets of a ``splitOffsets`` are an input of the kernel read as they are
+    and the data's length is known on the host (then the runtime checks them)."""
+    return (isinstance(offs, MemView) and not offs.outer and getattr(offs.mem, "kind", None) == "input"
+            and not any(isinstance(n, A.Lookup) for n in A.iter_nodes(data.type.length)))
 
 
 def _irregular_join(v: View, result_type: Type) -> View:
@@ -109,7 +133,8 @@ def _retype(v: View, t: Type) -> View:
     return dataclasses.replace(v, type=t)
 
 
-def output_view(f: P.LayoutPattern, dest: View, arg_type: Type, static: Mapping[str, object]) -> View:
+def output_view(f: P.LayoutPattern, dest: View, arg_type: Type, static: Mapping[str, object],
+                span: Optional[Span] = None) -> View:
     """Where the argument of ``f`` must be written so that ``f(arg)`` lands in ``dest``."""
     if isinstance(f, P.Join):
         # arg : [[t]_m]_n  ->  rows of dest
@@ -124,7 +149,8 @@ def output_view(f: P.LayoutPattern, dest: View, arg_type: Type, static: Mapping[
     if isinstance(f, P.Split):
         return JoinView(dest, static["n"], arg_type)
     if isinstance(f, P.Scatter):
-        return ReorderView(dest, f.idx, arg_type.length, arg_type, "scatter")
+        n = arg_type.length
+        return ReorderView(dest, f.idx, n, arg_type, "scatter", _reorder_check(f, n, span))
     if isinstance(f, P.Transpose):
         return TransposeView(dest, arg_type)
     if isinstance(f, P.AsVector):

@@ -19,10 +19,56 @@ from typing import List, Optional, Sequence, Tuple, Union
 
 from .. import arith as A
 from ..arith import Expr as AExpr
-from ..errors import LiftCompileError
+from ..errors import LiftCompileError, Span
 from ..ir import patterns as P
 from ..ir.expr import Literal
 from ..types import (ArrayType, ScalarType, TupleType, Type, VectorType, size_in_elements)
+
+
+@dataclass(frozen=True)
+class BoundsCheck:
+    """An index checked at run time: the generated code tests ``0 <= index < length`` (one
+    unsigned compare) and, when it fails, records this check's site in the kernel's error
+    buffer (the first failing site wins) and reads element 0 instead.  It is the ``array`` of
+    an arithmetic :class:`~lift_backend.arith.Lookup` whose ``index`` is the unchecked index
+    and whose range is ``0 .. length - 1`` (what the check guarantees).
+
+    ``kind`` names the pattern (``gather``, ``scatter``, ``gatherIdx``, ``splitOffsets``) and
+    ``span`` its place in the source, for the error message."""
+    kind: str
+    span: Optional[Span]
+    length: AExpr
+
+
+def checked(index: AExpr, check: Optional[BoundsCheck]) -> AExpr:
+    """``index`` guarded by ``check`` (unchanged when ``check`` is None)."""
+    if check is None:
+        return index
+    return A.Lookup(check, "check", index, 0, A.sub(check.length, 1))
+
+
+def index_fun_in_range(f: P.IndexFun, n: AExpr) -> bool:
+    """Whether ``f`` maps every ``0 <= k < n`` into ``0 .. n-1`` (provably).  The built-in
+    permutations are, given the size constraints the type checker records for them
+    (``reorderStride(s)``: ``s`` divides ``n``; ``transpose(a, b)``: ``n = a * b``)."""
+    if isinstance(f, (P.Reverse, P.ReorderStride, P.TransposeIdx)):
+        return True
+    k = A.fresh_var("k", 0, A.sub(n, 1))
+    try:
+        e = f.apply(k, n)
+        return A.prove_nonneg(e) and A.prove_le(e, A.sub(n, 1))
+    except (ZeroDivisionError, ValueError, TypeError):
+        return False
+
+
+def _in_range(idx: AExpr, n: AExpr) -> bool:
+    """Whether the index ``idx`` (over the loop variables that reach it) is provably in
+    ``0 .. n-1``: ``gather(\\i -> (i % N) * M + i / N)`` after ``split``/``join`` reads
+    ``x[wg_id + M * l_id]``, in range although the index function alone is not provably so."""
+    try:
+        return A.prove_nonneg(idx) and A.prove_le(idx, A.sub(n, 1))
+    except (ZeroDivisionError, ValueError, TypeError):
+        return False
 
 
 class View:
@@ -71,6 +117,7 @@ class NestView(View):
     offset: AExpr          # in terms of offset_var
     type: Type
     label: str = "nest"
+    check: Optional[BoundsCheck] = None   # splitOffsets over offsets computed on the device
 
 
 @dataclass(frozen=True, eq=False)
@@ -88,6 +135,7 @@ class ReorderView(View):
     n: AExpr
     type: Type
     label: str = "gather"
+    check: Optional[BoundsCheck] = None   # None: the index function is provably in range
 
 
 @dataclass(frozen=True, eq=False)
@@ -154,6 +202,7 @@ class GatherIdxView(View):
     parent: View
     idx: View
     type: Type
+    check: Optional[BoundsCheck] = None
 
 
 # ------------------------------------------------------------------------------- accesses
@@ -244,14 +293,17 @@ def _consume(v: View, arr: List[AExpr], tup: List[int], extra: AExpr, width: int
             v = v.parent
         elif isinstance(v, NestView):
             i, j = arr[0], arr[1]
-            arr[:2] = [A.add(A.subst(v.offset, {v.offset_var: i}), j)]
+            arr[:2] = [checked(A.add(A.subst(v.offset, {v.offset_var: i}), j), v.check)]
             v = v.parent
         elif isinstance(v, JoinView):
             k = arr[0]
             arr[:1] = [A.div(k, v.inner), A.mod(k, v.inner)]
             v = v.parent
         elif isinstance(v, ReorderView):
-            arr[0] = v.f.apply(arr[0], v.n)
+            idx = v.f.apply(arr[0], v.n)
+            if v.check is not None and not _in_range(idx, v.n):
+                idx = checked(idx, v.check)
+            arr[0] = idx
             v = v.parent
         elif isinstance(v, OffsetView):
             arr[0] = A.add(arr[0], v.start)
@@ -305,8 +357,12 @@ def _consume(v: View, arr: List[AExpr], tup: List[int], extra: AExpr, width: int
             if not isinstance(ia, MemAccess):
                 raise LiftCompileError("gatherIdx: the index array must be read from memory")
             pt = v.parent.type
-            hi = A.sub(pt.length, 1) if isinstance(pt, ArrayType) else None
-            arr[0] = A.Lookup(ia.mem, ia.mem.name, ia.index, 0, hi)
+            if v.check is None:
+                hi = A.sub(pt.length, 1) if isinstance(pt, ArrayType) else None
+                arr[0] = A.Lookup(ia.mem, ia.mem.name, ia.index, 0, hi)
+            else:
+                # the indices are data: nothing is known of them until the check
+                arr[0] = checked(A.Lookup(ia.mem, ia.mem.name, ia.index, None, None), v.check)
             v = v.parent
         elif isinstance(v, ZipView):
             if not tup:

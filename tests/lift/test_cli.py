@@ -102,7 +102,7 @@ def test_compile_error_format(capsys, tmp_path):
 
 
 @pytest.mark.parametrize("args,message", [
-    (["compile", "/nonexistent.lift"], "error: cannot read /nonexistent.lift"),
+    (["compile", "/nonexistent.lift"], "error: /nonexistent.lift: cannot read the file: No such file"),
     (["compile", DOT, "--program", "nope"], "error: no program named nope"),
     (["compile", DOT, "--size", "N"], "error: --size expects NAME=VALUE"),
     (["compile", DOT, "--size", "Q=3"], "unknown size(s) Q"),

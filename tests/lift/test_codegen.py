@@ -115,5 +115,5 @@ def test_double_uses_fp64_pragma():
 def test_views_emission():
     k = compiled("csr.lift", "spmv", None, None, None)
     text = k.views_text()
-    assert "read  x[cols[i + offs[gl_id]]]" in text
+    assert "read  x[lift_check(cols[i + offs[gl_id]], M, 0, lift_err)]" in text
     assert "GatherIdx[Mem(cols)]" in text and "splitOffsets(r -> offs[r])" in text

@@ -1,0 +1,113 @@
+"""The Lift backend's documented limits, and running its recursive stages safely.
+
+The stages of the compiler (type inference, address spaces, allocation, barrier
+elimination, code generation, the printers) walk programs recursively, a few Python frames per
+level of nesting.  Rather than rewriting each of them iteratively, the backend (the same idea
+as Nessie's front end, with code of its own: ``lift_backend`` imports no ``nessie`` module)
+
+* bounds the nesting of a ``.lift`` file: a construct nested more than :data:`MAX_EXPR_DEPTH`
+  levels deep is a located syntax error, ``expression too deep`` (counted by the parser, which
+  is the only stage that sees the text); and
+* runs the stages under :func:`run_deep`: on a thread with a large stack (:data:`STACK_SIZE`)
+  and a raised recursion limit (:data:`RECURSION_LIMIT`).  Measured with the deep programs of
+  ``tests/lift/test_cli_robustness.py``: compiling the deepest programs the limit admits takes
+  at most 11 Python frames a level (10,000 composed functions ``f o g o ...`` or ``$``: 3;
+  5,000 lambdas nested in lambdas, 2 levels each: 10; 10,000 parentheses: 5), so the deepest
+  program needs about a tenth of the recursion limit; 10,000 composed maps compile in about
+  7 s and 80 MB, 5,000 nested lambdas in 2 s.
+
+What counts as a level: each ``(`` of an expression, an argument list or a type, each ``[``
+of an array type, each lambda, each right operand of ``$``, each operand of ``o`` after the
+first (``f o g o h`` is ``f(g(h(x)))``, nested), each ``._k`` of a chain, each pattern argument
+and each operator of an arithmetic expression (``1 + 2 + 3`` nests, ``(1 + 2)`` too).  So
+``f o g o ...`` may compose about 10,000 functions, and ``(\\a -> (\\b -> ...)(a))`` nest about
+5,000 lambdas.  The limit is ``LIFT_MAX_EXPR_DEPTH`` in the environment (default 10,000);
+raising it far beyond the default may exhaust the recursion budget, which is then reported as
+``program too deep to compile`` at the program instead of a crash.
+
+Types have a limit of their own, :data:`MAX_TYPE_DEPTH` (``LIFT_MAX_TYPE_DEPTH``, default 256):
+array and tuple types nested deeper are a located ``type too deep`` error.  Maps nest only
+over nested arrays, so this also bounds nested maps (256 nested maps compile in about a second).
+"""
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from typing import Any, Callable
+
+__all__ = ["MAX_EXPR_DEPTH", "MAX_TYPE_DEPTH", "STACK_SIZE", "RECURSION_LIMIT", "INT_MAX", "run_deep",
+           "expression_too_deep", "type_too_deep", "TOO_DEEP_TO_COMPILE"]
+
+
+def _env_int(name: str, default: int) -> int:
+    try:
+        value = int(os.environ.get(name, default))
+    except ValueError:
+        return default
+    return value if value > 0 else default
+
+
+#: the deepest nesting of a ``.lift`` construct (see the module docstring)
+MAX_EXPR_DEPTH = _env_int("LIFT_MAX_EXPR_DEPTH", 10_000)
+#: the deepest nesting of array and tuple types (``[[float]N]M`` is 2 levels; each map of
+#: nested maps needs one): the generated C names of nested tuples grow with their depth
+MAX_TYPE_DEPTH = _env_int("LIFT_MAX_TYPE_DEPTH", 256)
+#: stack of the thread :func:`run_deep` starts (address space; pages are used as touched)
+STACK_SIZE = 512 * 1024 * 1024
+#: Python recursion limit while the stages run
+RECURSION_LIMIT = 1_000_000
+#: the largest array length, size and NDRange dimension: generated kernels index with ``int``
+INT_MAX = 2 ** 31 - 1
+#: message of the safety net when a program within the limit still exhausts the recursion budget
+TOO_DEEP_TO_COMPILE = ("program too deep to compile: it exhausts the compiler's recursion budget "
+                       "(lower LIFT_MAX_EXPR_DEPTH or split the program)")
+
+_local = threading.local()
+
+
+def expression_too_deep(limit: int = None) -> str:
+    limit = MAX_EXPR_DEPTH if limit is None else limit
+    return (f"expression too deep: nested more than {limit} levels (the Lift backend's limit, "
+            f"LIFT_MAX_EXPR_DEPTH)")
+
+
+def type_too_deep(limit: int = None) -> str:
+    limit = MAX_TYPE_DEPTH if limit is None else limit
+    return (f"type too deep: array and tuple types nested more than {limit} levels (the Lift "
+            f"backend's limit, LIFT_MAX_TYPE_DEPTH)")
+
+
+def run_deep(fn: Callable[[], Any]) -> Any:
+    """``fn()`` on a thread with a large stack and a raised recursion limit; its result is
+    returned and its exception re-raised here.  Called from such a thread it just calls ``fn``."""
+    if getattr(_local, "deep", False):
+        return fn()
+    box: dict = {}
+
+    def target() -> None:
+        _local.deep = True
+        try:
+            box["value"] = fn()
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the calling thread
+            box["error"] = exc
+
+    old_limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old_limit, RECURSION_LIMIT))
+    try:
+        old_size = threading.stack_size()
+        threading.stack_size(STACK_SIZE)
+        try:
+            thread = threading.Thread(target=target, name="lift-deep", daemon=True)
+            thread.start()
+        except RuntimeError:          # no room for the big stack: run here, with the usual limit
+            sys.setrecursionlimit(old_limit)
+            return fn()
+        finally:
+            threading.stack_size(old_size)
+        thread.join()
+    finally:
+        sys.setrecursionlimit(old_limit)
+    if "error" in box:
+        raise box.pop("error")
+    return box.get("value")
