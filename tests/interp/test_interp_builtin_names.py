@@ -8,7 +8,7 @@ import pytest
 
 from nessie.interp.builtins import BUILTINS, CONSTANTS
 
-#: ../shared/NESL.md beside the checkout (where CI has it), not an absolute path
+#: a copy of ../shared/NESL.md kept in the checkout (CI has no ../shared)
 NESL_MD = Path(__file__).resolve().parents[1] / "data" / "NESL.md"   # a copy of shared/NESL.md
 
 # NESL.md's list, transcribed (scalars, sequences, "also in the original library",

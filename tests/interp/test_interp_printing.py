@@ -15,7 +15,7 @@ from nessie.interp.vtypes import (BOOL, CHAR, FLOAT, INT, Datatypes, TData, TFun
                                   TVar, format_type, parse_type)
 from nessie.types.types import Scheme
 
-#: ../shared/NESL.md beside the checkout (where CI has it), not an absolute path
+#: a copy of ../shared/NESL.md kept in the checkout (CI has no ../shared)
 NESL_MD = Path(__file__).resolve().parents[1] / "data" / "NESL.md"   # a copy of shared/NESL.md
 
 A, B = TVar(0), TVar(1)
