@@ -1150,9 +1150,31 @@ def _name_text(arg_types) -> str:
             f"in {{nm[j] : j in r}}")
 
 
+def _order_text(op: str):
+    """``sort``/``rank``/``rank_down`` of non-scalar elements (tuples, sequences): the ids of
+    ``_ids_text`` preserve the lexicographic order (component by component; a sequence before
+    its extensions), so ranking them is a stable lexicographic sort — for tuples of scalars,
+    successive stable rank passes from the last component to the first."""
+    def build(arg_types) -> str:
+        k = [0]
+
+        def fresh():
+            k[0] += 1
+            return f"nz{k[0]}"
+        ids = _ids_text(arg_types[0].elem, "s", fresh)
+        if op == "sort":
+            return f"let k = {ids} in permute(s, rank(k))"
+        return f"{op}({ids})"
+    return build
+
+
 #: Expansions whose text depends on the argument types (name -> (parameters, text builder)).
 TYPED_EXPANSIONS = {
     "name": (("s",), _name_text),
+    # (only for elements that are not scalars: scalars are ranked natively)
+    "sort": (("s",), _order_text("sort")),
+    "rank": (("s",), _order_text("rank")),
+    "rank_down": (("s",), _order_text("rank_down")),
 }
 
 
@@ -1256,11 +1278,12 @@ def _apply(fl, e: T.Call, argv, env: dict, ctx: Optional[Ctx]):
     if name == "permute":
         s, i = split_pair(argv)
         return permute(fl, e, s, i, ctx)
+    if name in ("rank", "rank_down", "sort") and not fl.tm.is_base(e.fun_type.arg.elem):
+        # tuples, sequences: lexicographic, through order-preserving ids of the elements
+        return _expand(fl, e, [argv], env, ctx)
     if name in ("rank", "rank_down"):
         return rank(fl, e, argv, ctx, descending=(name == "rank_down"))
     if name == "sort":
-        if not fl.tm.is_base(e.type.elem):
-            raise R.FlattenUnsupported("sort of non-scalar elements")
         return rank(fl, e, argv, ctx, then_permute=True)
     if name in ("<-", "write"):
         d, pv = split_pair(argv)
