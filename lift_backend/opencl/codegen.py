@@ -18,6 +18,7 @@ from typing import Dict, List, Mapping, Optional, Set, Tuple
 from .. import arith as A
 from ..arith import Expr as AExpr, Var
 from ..errors import LiftCompileError, Span
+from ..limits import INT_MAX
 from ..ir import patterns as P
 from ..ir.expr import Expr, FunCall, FunDecl, Lambda, Literal, Param, UserFun, extend
 from ..memory.address_space import GLOBAL, LOCAL, PRIVATE
@@ -200,6 +201,11 @@ class CodeGen:
 
     def c(self, e: AExpr) -> str:
         e = self.finalize(e)
+        for n in A.iter_nodes(e):
+            v = n.value if isinstance(n, A.Cst) else (n.coef if isinstance(n, A.Prod) else 0)
+            if not -INT_MAX - 1 <= v <= INT_MAX:
+                raise self.error(f"the index or size expression {A.to_text(_unchecked(e))} has the constant {v}, "
+                                 f"beyond the int arithmetic of the kernels")
         try:
             return A.to_c(e, self.var_name, self.lookup_text)
         except ValueError as ex:
@@ -666,6 +672,15 @@ class CodeGen:
         src = C.print_unit(unit)
         return GeneratedKernel(unit, src, tuple(params), C.count_barriers(body), tuple(self.accesses),
                                tuple(self.checks), tuple(self.offset_checks))
+
+
+def _unchecked(e: AExpr) -> AExpr:
+    """``e`` without its bounds checks (for messages)."""
+    if isinstance(e, A.Lookup) and isinstance(e.array, BoundsCheck):
+        return _unchecked(e.index)
+    if isinstance(e, (A.Cst, A.Var)):
+        return e
+    return A.rebuild(e, _unchecked)
 
 
 def _userfuns(node):

@@ -19,6 +19,7 @@
 from __future__ import annotations
 
 import os
+import re
 import warnings
 from typing import Dict, Mapping, Optional, Sequence, Tuple, Union
 
@@ -113,14 +114,8 @@ class Runtime:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 prg = cl.Program(self.ctx, source).build()
-        except cl.RuntimeError as ex:  # build failure: show the log
-            log = ""
-            try:
-                log = ex.args[0] if ex.args else str(ex)
-            except Exception:  # pragma: no cover
-                pass
-            raise LiftRuntimeError(f"OpenCL build failed on {self.device.name}:\n{log}\n--- source ---\n"
-                                   + _numbered(source))
+        except cl.Error as ex:  # build failure: the first error of the log, where it is
+            raise BuildError(self.device.name, _error_text(ex), source)
         self._programs[source] = prg
         return prg
 
@@ -229,7 +224,10 @@ class Runtime:
                     err_buf = cl.Buffer(self.ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=init)
                     keep.append(err_buf)
                     kargs.append(err_buf)
-            knl = self.kernel(kernel.source, kernel.name)
+            try:
+                knl = self.kernel(kernel.source, kernel.name)
+            except BuildError as ex:
+                raise _located_build_error(ex, kernel)
             knl.set_args(*kargs)
             evt = cl.enqueue_nd_range_kernel(self.queue, knl, tuple(gsz), None if lsz is None else tuple(lsz))
             evt.wait()
@@ -262,6 +260,68 @@ class Runtime:
         if shape is not None and int(np.prod(shape)) == out.size:
             out = out.reshape(shape)
         return out
+
+
+class BuildError(LiftRuntimeError):
+    """A failed build: ``message`` is one line (the compiler's first error and the C line it
+    is on), ``log`` the whole log, ``c_line`` the line of the source it is on (or None)."""
+
+    def __init__(self, device: str, log: str, source: str):
+        self.log = log
+        self.source = source
+        self.c_line = None
+        first = None
+        for line in log.splitlines():
+            m = re.search(r":(\d+):(\d+):\s*(?:fatal )?(?:error:\s*)?(.*)$", line)
+            if m and "error" in line.lower():
+                self.c_line = int(m.group(1))
+                first = m.group(3).strip()
+                break
+        if first is None:
+            first = next((l.strip() for l in log.splitlines() if "error" in l.lower()), "see the log")
+        where = ""
+        lines = source.splitlines()
+        if self.c_line is not None and 1 <= self.c_line <= len(lines):
+            text = lines[self.c_line - 1].strip()
+            where = f" (at `{text[:120]}{'...' if len(text) > 120 else ''}`)"
+        self.function = _enclosing_function(lines, self.c_line)
+        super().__init__(f"OpenCL build failed on {device}: {first}{where}")
+
+
+def _located_build_error(ex: BuildError, kernel: CompiledKernel) -> LiftRuntimeError:
+    """The build error at the user function it is in (else at the program)."""
+    from ..ir.expr import UserFun, walk
+    span = kernel.program.span
+    msg = ex.message
+    if ex.function is not None:
+        for n in walk(kernel.program.body):
+            if isinstance(n, UserFun) and n.name == ex.function:
+                span = n.span or span
+                msg = f"{msg}, in user function {n.name}"
+                break
+    err = LiftRuntimeError(msg, span)
+    err.log = ex.log
+    return err
+
+
+def _enclosing_function(lines, c_line) -> Optional[str]:
+    """Name of the C function whose definition holds line ``c_line`` (1-based)."""
+    if c_line is None:
+        return None
+    for k in range(min(c_line, len(lines)) - 1, -1, -1):
+        m = re.match(r"^(?:kernel\s+)?[A-Za-z_][\w\s\*]*?\b([A-Za-z_]\w*)\s*\(.*\)\s*\{\s*$", lines[k])
+        if m:
+            return m.group(1)
+    return None
+
+
+def _error_text(ex) -> str:
+    try:
+        rec = ex.args[0] if ex.args else None
+        text = rec.what() if hasattr(rec, "what") else str(ex)
+    except Exception:  # pragma: no cover
+        text = str(ex)
+    return text
 
 
 def _numbered(src: str) -> str:

@@ -27,7 +27,7 @@ from ..errors import LiftSyntaxError, Span
 from ..limits import MAX_EXPR_DEPTH, MAX_TYPE_DEPTH, expression_too_deep, type_too_deep
 from ..ir import patterns as P
 from ..ir.expr import Expr, FunCall, FunDecl, Lambda, Literal, Param, Program, UserFun, compose, extend
-from ..types import ArrayType, ScalarType, TupleType, Type, VectorType
+from ..types import ArrayType, ScalarType, TupleType, Type, VectorType, type_free_vars
 from ..types.infer import len_var
 from ..types.types import SCALAR_NAMES
 from .lexer import Lexer, Token
@@ -36,6 +36,16 @@ INDEX_LAMBDA_UID = -1
 POSITION_VAR_UID = -3
 
 KEYWORDS = {"userfun", "program", "o"}
+# names the generated OpenCL C cannot use for parameters and user functions
+C_RESERVED = {
+    "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum",
+    "extern", "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return",
+    "short", "signed", "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void",
+    "volatile", "bool", "half", "uchar", "ushort", "uint", "ulong", "size_t", "ptrdiff_t", "intptr_t",
+    "uintptr_t", "kernel", "__kernel", "global", "__global", "local", "__local", "constant",
+    "__constant", "private", "__private", "read_only", "write_only", "read_write", "true", "false",
+    "barrier", "main",
+}
 VALUE_PATTERNS = {"zip", "gatherIdx", "splitOffsets"}
 FUNCTION_PATTERNS = {
     "map", "mapSeq", "mapGlb", "mapWrg", "mapLcl", "reduce", "reduceSeq", "iterate", "split",
@@ -114,6 +124,15 @@ class Parser:
             raise self.error(f"expected {what}, found {shown}", t)
         return t
 
+    def param_name(self, seen) -> Token:
+        """A parameter name: not reserved, not given twice."""
+        pn = self.name("a parameter name")
+        if pn.text in KEYWORDS or pn.text in C_RESERVED:
+            raise self.error(f"{pn.text} is a reserved name", pn)
+        if pn.text in seen:
+            raise self.error(f"parameter {pn.text} is declared twice", pn)
+        return pn
+
     def fresh(self, prefix: str) -> Param:
         return Param(f"_{prefix}{next(self._fresh)}")
 
@@ -140,13 +159,13 @@ class Parser:
     def parse_userfun(self) -> UserFun:
         start = self.expect("userfun")
         name = self.name("a function name")
-        if name.text in FUNCTION_PATTERNS or name.text in KEYWORDS:
+        if name.text in FUNCTION_PATTERNS or name.text in KEYWORDS or name.text in C_RESERVED:
             raise self.error(f"{name.text} is a reserved name", name)
         self.expect("(")
         pnames, ptypes = [], []
         if not self.at(")"):
             while True:
-                pn = self.name("a parameter name")
+                pn = self.param_name(pnames)
                 self.expect(":")
                 pnames.append(pn.text)
                 ptypes.append(self.parse_type({}))
@@ -167,13 +186,18 @@ class Parser:
         params = []
         if not self.at(")"):
             while True:
-                pn = self.name("a parameter name")
+                pn = self.param_name([p.name for p in params])
                 self.expect(":")
                 params.append(Param(pn.text, self.parse_type({})))
                 if not self.at(","):
                     break
                 self.expect(",")
         self.expect(")")
+        sizes = {v.name for p in params for v in type_free_vars(p.type)}
+        for p in params:
+            if p.name in sizes:
+                raise self.error(f"parameter {p.name} has the name of a size variable of the parameter types",
+                                 start)
         self.expect("=")
         scope = {p.name: p for p in params}
         body = self.parse_expr(scope)

@@ -328,6 +328,19 @@ class _Inferer:
             raise self.error(f"mapVec({inner.name}): the function must return a scalar")
         return VectorType(inner.ret_type, width)
 
+    def resolve_index_fun(self, f: P.IndexFun, env) -> P.IndexFun:
+        """``f`` with its ``len(x)`` replaced by the lengths (``f`` itself when it has none)."""
+        if isinstance(f, P.IndexLambda):
+            body = self.resolve(f.body, env)
+            return f if body == f.body else P.IndexLambda(f.param, body)
+        if isinstance(f, P.ReorderStride):
+            s = self.resolve(f.stride, env)
+            return f if s == f.stride else P.ReorderStride(s)
+        if isinstance(f, P.TransposeIdx):
+            n, m = self.resolve(f.n, env), self.resolve(f.m, env)
+            return f if (n, m) == (f.n, f.m) else P.TransposeIdx(n, m)
+        return f
+
     def index_function(self, who: str, f: P.IndexFun, n: AExpr):
         """Size requirements of the index function of gather/scatter over ``n`` elements: the
         built-in permutations are permutations under them (no run-time check is then needed,
@@ -375,7 +388,10 @@ class _Inferer:
             at = self.array(argts[0], f.name)
             if at.dependent:
                 raise self.error(f"{f.name}: cannot permute the position-dependent array {at}")
-            self.index_function(f.name, f.idx, at.length)
+            idx = self.resolve_index_fun(f.idx, env)
+            if idx is not f.idx:
+                st["idx"] = idx
+            self.index_function(f.name, idx, at.length)
             return at
         if isinstance(f, P.Zip):
             ats = [self.array(t, "zip", k + 1) for k, t in enumerate(argts)]

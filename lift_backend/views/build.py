@@ -32,10 +32,10 @@ def access(v: View, index) -> AccessView:
     return AccessView(v, A.to_expr(index), t.elem_at(index))
 
 
-def _reorder_check(f, n, span: Optional[Span]) -> Optional[BoundsCheck]:
-    """The run-time check of ``gather(f)``/``scatter(f)`` over ``n`` elements, or None when
-    ``f`` is provably in range."""
-    if index_fun_in_range(f.idx, n):
+def _reorder_check(f, idx, n, span: Optional[Span]) -> Optional[BoundsCheck]:
+    """The run-time check of ``gather(idx)``/``scatter(idx)`` over ``n`` elements, or None
+    when ``idx`` is provably in range."""
+    if index_fun_in_range(idx, n):
         return None
     return BoundsCheck(f.name, span, n)
 
@@ -59,7 +59,8 @@ def layout_view(f: P.LayoutPattern, args: Sequence[View], result_type: Type,
         return JoinView(args[0], inner.length, result_type)
     if isinstance(f, P.Gather):
         n = args[0].type.length
-        return ReorderView(args[0], f.idx, n, result_type, "gather", _reorder_check(f, n, span))
+        idx = static.get("idx", f.idx)      # with len(x) resolved by the type checker
+        return ReorderView(args[0], idx, n, result_type, "gather", _reorder_check(f, idx, n, span))
     if isinstance(f, P.Scatter):
         # reading the result of a scatter needs the inverse permutation: only the output
         # side is supported (the producer writes through the scatter)
@@ -150,7 +151,8 @@ def output_view(f: P.LayoutPattern, dest: View, arg_type: Type, static: Mapping[
         return JoinView(dest, static["n"], arg_type)
     if isinstance(f, P.Scatter):
         n = arg_type.length
-        return ReorderView(dest, f.idx, n, arg_type, "scatter", _reorder_check(f, n, span))
+        idx = static.get("idx", f.idx)
+        return ReorderView(dest, idx, n, arg_type, "scatter", _reorder_check(f, idx, n, span))
     if isinstance(f, P.Transpose):
         return TransposeView(dest, arg_type)
     if isinstance(f, P.AsVector):
