@@ -193,6 +193,19 @@ def _is_bool(v: Any) -> bool:
     return isinstance(v, (bool, np.bool_))
 
 
+def _plain_array(a: np.ndarray, path: str) -> None:
+    """Refuse array types whose elements are not simply the array's data: a masked array (its
+    mask would be ignored), a ``np.matrix`` (2-d only, its rows are matrices) and any other
+    ``ndarray`` subclass but ``np.memmap`` (plain data on disk)."""
+    if type(a) is np.ndarray or isinstance(a, np.memmap):
+        return
+    if isinstance(a, np.ma.MaskedArray):
+        raise TypeError(f"{path or 'argument'}: a numpy masked array is not accepted (NESL "
+                        f"sequences have no mask): pass a.compressed() or a.filled(value)")
+    raise TypeError(f"{path or 'argument'}: a {type(a).__module__}.{type(a).__name__} is not "
+                    f"accepted: pass a plain numpy array (np.asarray(a))")
+
+
 def _describe(v: Any) -> str:
     """A short description of a Python value for error messages."""
     if isinstance(v, np.ndarray):
@@ -258,6 +271,7 @@ class _TypeOf:
                 return CHAR
             return TSeq(CHAR)
         if isinstance(v, np.ndarray):
+            _plain_array(v, path)
             return self.array(v, h, path)
         if isinstance(v, (list, range)):
             elem = h.elem if isinstance(h, TSeq) else self.u.fresh()

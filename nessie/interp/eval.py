@@ -503,4 +503,20 @@ def run_source(text: str, filename: str = "<input>", sem: Semantics = DEFAULT_SE
 def call_function(interp: Interpreter, name: str, arg: Any) -> Any:
     """Call the (monomorphic instance) user function ``name`` of a program that has been
     run, e.g. from the Python API or from differential tests."""
-    return _in_big_thread(lambda: interp.compiler.functions[name](arg))
+    from nessie.limits import OUT_OF_MEMORY, RECURSION_TOO_DEEP
+    fd = interp.compiler.fundefs.get(name)
+    box: dict = {}
+
+    def go() -> Any:
+        try:
+            return interp.compiler.functions[name](arg)
+        except RecursionError:
+            box["msg"] = RECURSION_TOO_DEEP      # raised below, once the frames are freed
+        except MemoryError:
+            box["msg"] = OUT_OF_MEMORY
+        return None
+    value = _in_big_thread(go)
+    if "msg" in box:
+        # as at a top-level expression: the call is located at the function's definition
+        raise E.RuntimeNeslError(getattr(fd, "span", None), box["msg"])
+    return value

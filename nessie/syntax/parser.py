@@ -283,9 +283,16 @@ def p_topdecl_load(p):
 def p_topdecl_set(p):
     "topdecl : SET ID setargs"
     args = tuple(p[3])
-    p[0] = A.SetOption(p[2].value, tuple(str(a.value) if not isinstance(a.value, bool)
-                                         else ("t" if a.value else "f") for a in args),
+    p[0] = A.SetOption(p[2].value, tuple(_set_arg_text(a) for a in args),
                        span=span_of(p, 1, 2).merge(_sp(args[-1]) if args else None))
+
+
+def _set_arg_text(tok) -> str:
+    """An option's argument as written (a string with its quotes, see ``p_setarg``), a
+    boolean as ``t``/``f``."""
+    if isinstance(tok.value, bool):
+        return "t" if tok.value else "f"
+    return str(tok.value)
 
 
 def p_setargs(p):
@@ -300,7 +307,12 @@ def p_setarg(p):
               | FLOAT
               | STRING
               | BOOL"""
-    p[0] = p[1]
+    if p.slice[1].type == "STRING":
+        # a string keeps its quotes: ``set print_length "10"`` is not ``set print_length 10``
+        import dataclasses
+        p[0] = dataclasses.replace(p[1], value='"' + str(p[1].value) + '"')
+    else:
+        p[0] = p[1]
 
 
 # --------------------------------------------------------------------------- expressions

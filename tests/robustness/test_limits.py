@@ -263,3 +263,40 @@ def test_memory_exhaustion_is_a_located_error(tmp_path, backend):
     assert (p.returncode, p.stdout) == (1, OOM_OUT), p.stderr
     assert located(p.stderr, 3, 1, OUT_OF_MEMORY), p.stderr
     assert time.perf_counter() - t0 < 60
+
+
+# ----------------------------------------------------------------------------- set options
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_set_print_length_string_is_a_located_error(capsys, tmp_path, backend):
+    rc, out, err = run(capsys, tmp_path, 'set print_length "10";\n[1, 2, 3];\n', backend=backend)
+    assert rc == 1 and out == ""
+    assert located(err, 1, 1, "set print_length needs a number"), err
+
+
+# ----------------------------------------------------------------------------- Python API
+@pytest.mark.parametrize("backend", ["interp", "lcu", "opencl"])
+def test_api_refuses_masked_and_other_array_subclasses(backend):
+    import numpy as np
+
+    import nessie
+    m = nessie.load("function s(v) = sum(v);", backend=backend)
+    with pytest.raises(TypeError, match="masked array is not accepted"):
+        m.s(np.ma.masked_array([1, 2, 3], mask=[0, 1, 0]))
+    with pytest.raises(TypeError, match="numpy.matrix is not accepted"):
+        m.s(np.matrix([[1, 2]]))
+    with pytest.raises(TypeError, match="masked array"):       # inside a nested argument
+        nessie.load("function rows(v) = {sum(r) : r in v};", backend=backend).rows(
+            [np.ma.masked_array([1])])
+    assert m.s(np.arange(4)) == 6
+
+
+@pytest.mark.parametrize("backend", ["interp", "lcu"])
+def test_api_deep_recursion_is_a_runtime_error(backend):
+    import nessie
+    from nessie.diagnostics import RuntimeNeslError
+    m = nessie.load("function r(n) = if n == 0 then 0 else 1 + r(n - 1);", backend=backend)
+    assert m.r(1000) == 1000
+    t0 = time.perf_counter()
+    with pytest.raises(RuntimeNeslError, match="recursion too deep"):
+        m.r(10 ** 7)
+    assert time.perf_counter() - t0 < 120
