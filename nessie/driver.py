@@ -127,6 +127,12 @@ def _datatypes(c: Compiled):
     return dts
 
 
+def _unfold_once(tm, t):
+    """A datatype's constructor argument type (which may be a datatype itself)."""
+    params, arg = tm.datatypes[t.name]
+    return nt.subst_type(arg, dict(zip(params, t.args))) if params else arg
+
+
 def leaves_to_value(tm, ty, leaves: list, dts) -> Any:
     """Convert λcu leaf values (numpy arrays, segment descriptors, scalars) of a value of NESL
     type ``ty`` to the reference interpreter's value representation."""
@@ -146,7 +152,7 @@ def leaves_to_value(tm, ty, leaves: list, dts) -> Any:
 
     def value(t, ls):
         if isinstance(t, nt.TData):
-            inner = value(tm.unfold(t), ls)
+            inner = value(_unfold_once(tm, t), ls)
             n = len(dts.fields(t))
             return DataVal(t.name, (inner,) if n == 1 else unpair(inner, n))
         if isinstance(t, nt.TBase):
@@ -159,7 +165,7 @@ def leaves_to_value(tm, ty, leaves: list, dts) -> Any:
     def seq(t, ls):
         """List of the elements of a sequence representation of element type t."""
         if isinstance(t, nt.TData):
-            items = seq(tm.unfold(t), ls)
+            items = seq(_unfold_once(tm, t), ls)
             n = len(dts.fields(t))
             return [DataVal(t.name, (x,) if n == 1 else unpair(x, n)) for x in items]
         if isinstance(t, nt.TBase):
@@ -249,7 +255,7 @@ def value_to_leaves(tm, ty, v) -> list:
             out = f[-1]
             for y in reversed(f[:-1]):
                 out = (y, out)
-            return tm.unfold(t), out
+            return _unfold_once(tm, t), out
         return t, x
 
     def scalar(t, x):
@@ -259,7 +265,8 @@ def value_to_leaves(tm, ty, v) -> list:
         return dtype_of(bt).type(x)
 
     def value(t, x, out):
-        t, x = unfold_value(t, x)
+        while isinstance(t, nt.TData):
+            t, x = unfold_value(t, x)
         if isinstance(t, nt.TBase):
             out.append(scalar(t, x))
         elif isinstance(t, nt.TPair):
@@ -269,9 +276,9 @@ def value_to_leaves(tm, ty, v) -> list:
             seq(t.elem, list(x.items), out)
 
     def seq(t, items, out):
-        if isinstance(t, nt.TData):
+        while isinstance(t, nt.TData):
             items = [unfold_value(t, x)[1] for x in items]
-            t = tm.unfold(t)
+            t = _unfold_once(tm, t)
         if isinstance(t, nt.TBase):
             bt = tm.base(t)
             out.append(np.asarray([ord(x) if isinstance(x, str) else x for x in items],
@@ -289,43 +296,28 @@ def value_to_leaves(tm, ty, v) -> list:
 
 
 def make_externs(c: Compiled, flat, out: TextIO, *, int_bits: int = 32, print_length: int = 100):
-    """Host functions for the program's ``Extern`` nodes: the reference interpreter's builtins
-    (one shared runtime: the same random generator and output stream as a whole run), with
-    values converted between λcu leaves and interpreter values; and the clock."""
+    """Host functions for the program's ``Extern`` nodes, sharing one runtime (output stream,
+    random generator, directory of files): the clock, ``rand``/``rand_seed``
+    (``nessie.glibc_random``) and every other builtin without a data-parallel form from the host
+    library ``nessie.hostlib`` (output, files, printed forms, number parsing, ``hash``, ``error``
+    with a computed message).  None goes through the reference interpreter's builtins.  Returns
+    ``(externs, runtime)``."""
     import time
 
-    from nessie.interp.builtins import BUILTINS, CallContext, Runtime
-    from nessie.interp.values import Seq
+    from nessie.hostlib import HostRuntime, host_externs
 
     tm = flat.typemap
     dts = _datatypes(c)
-    rt = Runtime(semantics(int_bits), out, base_dir=os.path.dirname(os.path.abspath(c.filename)),
-                 print_length=print_length, datatypes=dts)
-
-    def pack(leaves):
-        return leaves[0] if len(leaves) == 1 else tuple(leaves)
-
-    def make(name, fun_type, lifted):
-        fn = BUILTINS[name]
-        ctx = CallContext(rt, None, fun_type.arg, fun_type.result)
-        if not lifted:
-            def call(*leaves):
-                arg = leaves_to_value(tm, fun_type.arg, list(leaves), dts)
-                return pack(value_to_leaves(tm, fun_type.result, fn(arg, ctx)))
-        else:
-            def call(n, *leaves):
-                args = leaves_to_value(tm, nt.TSeq(fun_type.arg), list(leaves), dts)
-                res = Seq([fn(a, ctx) for a in args.items])
-                return pack(value_to_leaves(tm, nt.TSeq(fun_type.result), res))
-        return call
-
-    from nessie.glibc_random import rand_externs
+    rt = HostRuntime(out, int_bits=int_bits, seed=semantics(int_bits).seed,
+                     base_dir=os.path.dirname(os.path.abspath(c.filename)),
+                     print_length=print_length, datatypes=dts,
+                     to_value=lambda ty, leaves: leaves_to_value(tm, ty, leaves, dts))
     externs = {"clock": lambda *deps: time.perf_counter()}
+    from nessie.glibc_random import rand_externs
     # rand / rand_seed: glibc's generator, rt.rng (reseeded before each top-level item)
     externs.update(rand_externs(flat.externs or {}, rt.rng))
-    for ename, (name, fun_type, lifted) in (flat.externs or {}).items():
-        if ename not in externs:
-            externs[ename] = make(name, fun_type, lifted)
+    # the other host calls (new ones: register them in nessie.hostlib)
+    externs.update({k: v for k, v in host_externs(flat, rt).items() if k not in externs})
     return externs, rt
 
 

@@ -1175,6 +1175,12 @@ TYPED_EXPANSIONS = {
     "sort": (("s",), _order_text("sort")),
     "rank": (("s",), _order_text("rank")),
     "rank_down": (("s",), _order_text("rank_down")),
+    # bound_box((min x, min y), (max x - min x, max y - min y)): its representation (reductions;
+    # over no points the identities, as min_val/max_val)
+    "bounding_box": (("points",), lambda arg_types: (
+        "let xs = {x : (x, y) in points}; ys = {y : (x, y) in points}; "
+        "x0 = min_val(xs); y0 = min_val(ys) "
+        "in ((x0, y0), (max_val(xs) - x0, max_val(ys) - y0))")),
 }
 
 

@@ -44,3 +44,84 @@ def test_layering(folder, forbidden):
             if any(mod == p or mod.startswith(p + ".") for p in forbidden):
                 bad.append(f"{f.relative_to(ROOT)}:{line}: imports {mod}")
     assert not bad, "layering violated:\n" + "\n".join(bad)
+
+
+# ------------------------------------------------------------------------------------------------
+# Issue 10: the compiled path has implementations of its own.  The flattening backends serve the
+# builtins without a data-parallel form from the host library ``nessie/hostlib`` (and ``rand``
+# from ``nessie/glibc_random``), never from the reference interpreter's builtins: a differential
+# test then compares two implementations, not one with itself.
+
+#: what the host library may use of the interpreter's package: the value printer (``@`` and
+#: ``print`` print as the result lines do)
+HOSTLIB_MAY_IMPORT = ("nessie.interp.printing",)
+
+
+def test_hostlib_uses_no_interpreter_builtin():
+    files = sorted((ROOT / "nessie" / "hostlib").rglob("*.py"))
+    assert files
+    bad = []
+    for f in files:
+        for line, mod in imports_of(f):
+            if (mod == "nessie.interp" or mod.startswith("nessie.interp.")) \
+                    and mod not in HOSTLIB_MAY_IMPORT:
+                bad.append(f"{f.relative_to(ROOT)}:{line}: imports {mod}")
+    assert not bad, "the host library must not use the interpreter:\n" + "\n".join(bad)
+
+
+def _function_imports(path: Path, name: str) -> list:
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    defs = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == name]
+    assert len(defs) == 1, f"{path.name} defines {name} {len(defs)} times"
+    out = []
+    for node in ast.walk(defs[0]):
+        if isinstance(node, ast.Import):
+            out += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            out.append(node.module)
+    return out
+
+
+def test_make_externs_uses_no_interpreter_builtin():
+    driver = ROOT / "nessie" / "driver.py"
+    mods = _function_imports(driver, "make_externs") + [m for _, m in imports_of(driver)
+                                                        if m.startswith("nessie.interp.builtins")]
+    bad = [m for m in mods if m in ("nessie.interp.builtins", "nessie.interp.eval",
+                                    "nessie.interp.library")]
+    assert not bad, f"make_externs reaches the interpreter's builtins through {bad}"
+
+
+def test_compiled_path_never_calls_interpreter_builtins(monkeypatch, tmp_path):
+    """Every builtin the host library or the flattener now implements, run on flattened λcu
+    with every function of ``nessie.interp.builtins.BUILTINS`` (and its
+    runtime classes) replaced by one that fails the test."""
+    import io
+    import sys
+
+    sys.path.insert(0, str(ROOT / "tests" / "differential"))
+    import test_diff_moved_builtins as moved
+
+    from nessie import driver
+    from nessie.interp import builtins as IB
+
+    def forbidden(*args, **kw):
+        raise AssertionError("the compiled path called into nessie.interp.builtins")
+
+    for name in list(IB.BUILTINS):
+        monkeypatch.setitem(IB.BUILTINS, name, forbidden)
+    monkeypatch.setattr(IB, "Runtime", forbidden)
+    monkeypatch.setattr(IB, "CallContext", forbidden)
+    moved._files(tmp_path)
+    programs = dict(moved.PROGRAMS, files=moved.FILES)
+    from nessie.hostlib import host_names
+    for name, src in sorted(programs.items()):
+        c = driver.compile_source(src, str(tmp_path / f"{name}.nesl"))
+        flat = driver.flatten(c)
+        called = {b for b, _, _ in (flat.externs or {}).values()}
+        if name in ("output", "files", "library"):
+            assert called and called <= host_names(), (name, called)
+        else:       # data-parallel forms only: no host code at all
+            assert not called, (name, called)
+        out = io.StringIO()
+        driver.run_lcu(c, flat, out)
+        assert "it = " in out.getvalue()
