@@ -180,6 +180,7 @@ class Runtime:
             if len(lsz) != len(gsz) or any(g % l for g, l in zip(gsz, lsz)):
                 raise LiftRuntimeError(f"the global size {gsz} is not a multiple of the local size {lsz}")
 
+        _check_strides(kernel, env, gsz, lsz)
         arrays = {}
         for kp in kernel.params:
             if kp.kind == "input":
@@ -397,8 +398,10 @@ _KIND_NAMES = {"b": "bool", "i": "integer", "u": "unsigned integer", "f": "float
 def describe_dtype(dt) -> str:
     """``complex128 (complex)``: a dtype and its kind, for messages."""
     dt = np.dtype(dt)
+    if dt.names:
+        return "structured (" + ", ".join(f"{n}: {dt.fields[n][0]}" for n in dt.names) + ")"
     kind = _KIND_NAMES.get(dt.kind, dt.kind)
-    name = "structured" if dt.names else str(dt)
+    name = str(dt)
     return name if name == kind else f"{name} ({kind})"
 
 
@@ -447,7 +450,7 @@ def _convert(arr: np.ndarray, target, name: str, t: Type) -> np.ndarray:
         finite = arr[np.isfinite(arr)]
         big = finite[np.abs(finite) > np.finfo(target).max]
         if big.size:
-            raise LiftArgumentError(name, f"the value {big.flat[0]!r} does not fit the type {t} "
+            raise LiftArgumentError(name, f"the value {float(big.flat[0])!r} does not fit the type {t} "
                                           f"(it would become infinite)")
     return arr.astype(target, copy=False)
 
@@ -479,6 +482,37 @@ def _to_array(value, t: Type, env, name: str) -> np.ndarray:
                                       f"with {', '.join(f'{k}={v}' for k, v in sorted(env.items()))}, "
                                       f"got {arr.size}")
     return arr
+
+
+def _check_strides(kernel: CompiledKernel, env, gsz, lsz) -> None:
+    """A parallel map over ``n`` elements is a loop ``i += stride`` (the global size for
+    mapGlb, the number of groups for mapWrg, the local size for mapLcl) in ``int``: refuse the
+    NDRange when ``n - 1 + stride`` would overflow (the loop would wrap around to negative
+    indices)."""
+    from ..ir import patterns as P
+    from ..ir.expr import walk
+    for node in walk(kernel.typed.program.body):
+        if not (isinstance(node, P.Map) and node.parallel and id(node) in kernel.typed.loop_vars):
+            continue
+        d = node.dim
+        g = gsz[d] if d < len(gsz) else 1
+        l = (lsz[d] if d < len(lsz) else 1) if lsz is not None else g
+        stride = {"mapGlb": g, "mapLcl": l, "mapWrg": g // l if lsz is not None else g}[node.kind]
+        n = A.add(kernel.typed.loop_vars[id(node)].hi, 1)
+        try:
+            value = A.evaluate(n, env)
+        except (KeyError, ZeroDivisionError):
+            hi = A.sym_bounds(n)[1]
+            try:
+                value = A.evaluate(hi, env) if hi is not None else INT_MAX
+            except (KeyError, ZeroDivisionError):
+                value = INT_MAX
+        if value - 1 + stride > INT_MAX:
+            what = {"mapGlb": "global size", "mapLcl": "local size", "mapWrg": "number of work-groups"}
+            raise LiftRuntimeError(f"{node.kind}({d}) over {A.to_text(n)} = {value} elements with a "
+                                   f"{what[node.kind]} of {stride}: its work-item loop would overflow int "
+                                   f"(give an NDRange of at most {max(INT_MAX - value + 1, 1)} in "
+                                   f"dimension {d})", kernel.program.span)
 
 
 def _check_offsets(oc, offs: np.ndarray, env) -> None:
