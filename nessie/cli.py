@@ -17,7 +17,10 @@ from typing import Optional
 
 from nessie.diagnostics import CompileErrors, CompileError, RuntimeNeslError, Span
 
-EMITS = ("ast", "typed", "mono", "lcu", "lcu-fused", "pdg", "lift", "opencl")
+from nessie.passes import EMITS as _PASS_EMITS
+
+#: the IR after each registered pass (nessie.passes), and the fusion graphs (pdg)
+EMITS = _PASS_EMITS[:5] + ("pdg",) + _PASS_EMITS[5:]
 BACKENDS = ("auto", "opencl", "lcu", "interp")
 
 
@@ -289,22 +292,16 @@ def _dispatch(args, path: str, state: _State) -> int:
         raise _UsageError("--out applies to --emit pdg only")
     c = driver.compile_source(text, name)
     if args.cmd == "compile":
-        if args.emit == "typed":
-            from nessie.types import print_typed
-            print(print_typed(c.typed))
-        elif args.emit == "mono":
-            from nessie.mono import print_mono
-            print(print_mono(c.mono))
+        from nessie import passes
+        if args.emit in ("typed", "mono"):
+            print(passes.show(args.emit, getattr(c, args.emit)))
         else:
             flat = _flatten_or_fail(c, bits)
-            if args.emit == "lcu":
-                print(flat.program)
-            elif args.emit == "lcu-fused":
-                print(driver.fuse(flat)[0].program)
-            elif args.emit in ("lift", "opencl"):
-                from lift_backend.lower import print_lift, print_opencl
-                prog = (flat if args.no_fuse else driver.fuse(flat)[0]).program
-                print(print_lift(prog) if args.emit == "lift" else print_opencl(prog))
+            if args.emit != "pdg":
+                # the passes after flattening, up to the one emitting args.emit
+                opts = passes.Options(name, bits, fuse=not args.no_fuse)
+                values = passes.run(text, opts, until=args.emit, start=("lcu", flat))
+                print(passes.show(args.emit, values[args.emit]))
             else:
                 from lambda_cu.fusion import report_to_dots
                 _, report = driver.fuse(flat)

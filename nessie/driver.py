@@ -27,17 +27,12 @@ class Compiled:
 
 
 def compile_source(text: str, filename: str = "<input>") -> Compiled:
-    """Parse, type-check and monomorphise; raises ``CompileErrors`` with every error found.
-    Runs on a big stack (``nessie.limits``): expressions may nest ``MAX_EXPR_DEPTH`` deep."""
-    from nessie.limits import run_deep
-    from nessie.mono import monomorphise
-    from nessie.syntax import parse_text
-    from nessie.types import typecheck
-
-    def go() -> Compiled:
-        typed = typecheck(parse_text(text, filename))
-        return Compiled(filename, typed, monomorphise(typed))
-    return run_deep(go)
+    """Parse, type-check and monomorphise (the front-end passes of ``nessie.passes``); raises
+    ``CompileErrors`` with every error found.  Runs on a big stack (``nessie.limits``):
+    expressions may nest ``MAX_EXPR_DEPTH`` deep."""
+    from nessie import passes
+    values = passes.run(text, passes.Options(filename), until="mono")
+    return Compiled(filename, values["typed"], values["mono"])
 
 
 def int_literal_errors(items, int_bits: int = 32) -> list:
@@ -347,7 +342,6 @@ def run_lcu(c: Compiled, flat, out: TextIO, *, print_length: int = 100, check: b
     from lambda_cu.executor import Executor
     from nessie.interp.printing import Redefinitions, format_binding, format_function
     from nessie.limits import OUT_OF_MEMORY, RECURSION_TOO_DEEP
-
     from nessie.types.library import is_library_item
 
     dts = _datatypes(c)

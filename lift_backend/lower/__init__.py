@@ -7,21 +7,40 @@
 * :mod:`.runner` — :class:`OpenCLRunner`, the kernel runner of ``lambda_cu.executor`` that keeps
   vectors on the device.
 
-``print_lift(program)`` and ``print_opencl(program)`` show, per λcu kernel, the Lift expressions
-and the generated OpenCL C (``nessie compile F --emit lift|opencl``).
+``lower_program(program)`` lowers every kernel of a λcu program (a :class:`LoweredProgram`: the
+``lower`` pass of ``nessie.passes``); ``print_lift(lowered)`` and ``print_opencl(lowered)`` show,
+per λcu kernel, the Lift expressions and the generated OpenCL C (``nessie compile F --emit
+lift|opencl``; both also take a λcu program and lower it first).
 """
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from lambda_cu import ir
 
 
-def print_lift(prog: ir.Program) -> str:
-    """Per λcu kernel and SOAC: the phases (OpenCL kernels) and the Lift expression of each."""
+@dataclass(frozen=True)
+class LoweredProgram:
+    """Every kernel of a λcu program with its lowered SOACs (``runner.LoweredSoac``), in order."""
+    program: ir.Program
+    kernels: tuple          # ((ir.Kernel, (LoweredSoac, ...)), ...)
+
+
+def lower_program(prog: ir.Program) -> LoweredProgram:
     from .runner import lower_kernel
+    return LoweredProgram(prog, tuple((k, tuple(lower_kernel(k))) for k in prog.kernels))
+
+
+def _lowered(prog) -> LoweredProgram:
+    return prog if isinstance(prog, LoweredProgram) else lower_program(prog)
+
+
+def print_lift(prog) -> str:
+    """Per λcu kernel and SOAC: the phases (OpenCL kernels) and the Lift expression of each."""
     out = []
-    for k in prog.kernels:
+    for k, lowered in _lowered(prog).kernels:
         out.append(f"kernel {k.name}")
-        for b, ls in zip(k.binds, lower_kernel(k)):
+        for b, ls in zip(k.binds, lowered):
             out.append(f"  let ({', '.join(b.names)}) = {ls.soac.NAME}   "
                        f"-- {len(ls.phases)} OpenCL kernel{'s' if len(ls.phases) != 1 else ''} "
                        f"(the plan launches those its sizes need)")
@@ -36,16 +55,15 @@ def print_lift(prog: ir.Program) -> str:
     return "\n".join(out)
 
 
-def print_opencl(prog: ir.Program) -> str:
+def print_opencl(prog) -> str:
     """The OpenCL C of every λcu kernel (one program per kernel, prelude shown once)."""
     from .cgen import prelude
-    from .runner import lower_kernel
     out = ["// prelude (every program starts with it)", prelude("cpu").strip(), ""]
-    for k in prog.kernels:
+    for k, lowered in _lowered(prog).kernels:
         out.append(f"// ===== λcu kernel {k.name}")
-        for ls in lower_kernel(k):
+        for ls in lowered:
             out.append(ls.source)
     return "\n".join(out)
 
 
-__all__ = ["print_lift", "print_opencl"]
+__all__ = ["LoweredProgram", "lower_program", "print_lift", "print_opencl"]

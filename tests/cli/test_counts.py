@@ -63,8 +63,12 @@ def test_run_stats_uses_the_same_counts_lcu(fuse):
     path = EXAMPLES / "sparse_mxv.nesl"
     totals = _totals(path)["unfused" if fuse else "fused"]
     _, err = nessie("run", "--backend", "lcu", "--stats", *fuse, str(path))
-    m = RUN_LINE.fullmatch(err.strip())
+    lines = err.strip().splitlines()
+    m = RUN_LINE.fullmatch(lines[0])
     assert m, err
+    # fused: one more line, on fusion (nessie run --stats)
+    assert len(lines) == (2 if not fuse else 1) and all(
+        ln.startswith("nessie: fusion: ") for ln in lines[1:]), err
     assert (int(m.group(3)), int(m.group(4))) == (totals["lcu_kernels"], totals["lcu_run_sites"])
     assert int(m.group(5)) > 0
 
