@@ -10,8 +10,10 @@ Three kinds of builtin:
   ``reverse(s) = {s[#s - 1 - i] : i in [0:#s]}``), which flattening then handles like user code —
   so their lifted forms come for free and stay work-efficient.
 
-Builtins not listed here are reported as unsupported by the flattening backends (the reference
-interpreter has them all).
+The others (output, files, printed forms of values, number parsing, ``hash``, ``rand``, ``error``
+with a computed message …) are **host library calls**: an ``Extern`` per call site, served by
+``nessie/hostlib`` (``rand``/``rand_seed`` by ``nessie/glibc_random.py``) — implementations of their
+own, never the reference interpreter's.
 """
 from __future__ import annotations
 
@@ -1329,10 +1331,11 @@ def error_call(fl, e: T.Call, message: str, ctx: Optional[Ctx]):
 
 
 def host_call(fl, e: T.Call, argv, ctx: Optional[Ctx]):
-    """A builtin without a data-parallel form here (I/O, printing values as strings, the random
-    generator, string parsing, the set operations …) is a host library call (``Extern``).  In a
-    context it is applied to the instances one after the other, in order, on the host: correct,
-    but not parallel."""
+    """A builtin without a data-parallel form here (output, files, printed forms of values,
+    number parsing, ``hash``, the random generator …) is a host library call (``Extern``, one
+    per call site, whose location its run-time errors report; ``nessie/hostlib``).  In a context
+    it is applied to the instances one after the other, in order, on the host: correct, but not
+    parallel."""
     b = fl.b
     # output and errors run once per instance even on uniform arguments (never hoisted)
     lifted = ctx is not None and (e.name in _PER_INSTANCE or not is_uniform(argv))
