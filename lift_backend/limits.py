@@ -36,7 +36,7 @@ import sys
 import threading
 from typing import Any, Callable
 
-__all__ = ["MAX_EXPR_DEPTH", "MAX_TYPE_DEPTH", "STACK_SIZE", "RECURSION_LIMIT", "INT_MAX", "run_deep",
+__all__ = ["MAX_EXPR_DEPTH", "MAX_TYPE_DEPTH", "MAX_ITERATE_UNROLL", "STACK_SIZE", "RECURSION_LIMIT", "INT_MAX", "run_deep",
            "expression_too_deep", "type_too_deep", "TOO_DEEP_TO_COMPILE"]
 
 
@@ -53,6 +53,9 @@ MAX_EXPR_DEPTH = _env_int("LIFT_MAX_EXPR_DEPTH", 10_000)
 #: the deepest nesting of array and tuple types (``[[float]N]M`` is 2 levels; each map of
 #: nested maps needs one): the generated C names of nested tuples grow with their depth
 MAX_TYPE_DEPTH = _env_int("LIFT_MAX_TYPE_DEPTH", 256)
+#: the most iterations of an ``iterate`` whose body changes the length (their lengths are
+#: computed at compile time; halving or doubling reaches the int limits within 32)
+MAX_ITERATE_UNROLL = _env_int("LIFT_MAX_ITERATE_UNROLL", 1024)
 #: stack of the thread :func:`run_deep` starts (address space; pages are used as touched)
 STACK_SIZE = 512 * 1024 * 1024
 #: Python recursion limit while the stages run

@@ -291,8 +291,11 @@ class _Allocator:
                 f"iterate: the input must be produced in {space} memory by the same kernel, so that its "
                 f"buffer can be swapped with the iterate's own (copy it first, e.g. with "
                 f"to{str(space).capitalize()}(mapLcl(mapSeq(id))))")
-        outs = list(info.lengths[1:])
-        ins = list(info.lengths[:-1])
+        if info.size_var is None:          # length-preserving: every length is the input's
+            outs = ins = [info.lengths[0]]
+        else:
+            outs = list(info.lengths[1:])
+            ins = list(info.lengths[:-1])
         biggest_out = outs[0]
         for l in outs[1:]:
             if A.prove_le(biggest_out, l):

@@ -128,6 +128,36 @@ class Runtime:
             self._kernels[key] = k
         return k
 
+    def _check_memory(self, kernel: CompiledKernel, arrays, env) -> None:
+        """Refuse a launch whose buffers cannot fit (rather than being killed for memory): each
+        buffer within the device's largest allocation, all of them within its global memory,
+        and, on a CPU device (whose memory is the host's), the buffers and the host copy of the
+        output within the free host memory."""
+        dev = self.device
+        buffers = []
+        out_bytes = 0
+        for kp in kernel.params:
+            if kp.kind == "input":
+                buffers.append((kp.name, arrays[kp.name].nbytes))
+            elif kp.kind in ("output", "temp"):
+                nb = _eval_size(kp.size, env, kp.name) * numpy_dtype(kp.elem).itemsize
+                buffers.append((kp.name, nb))
+                if kp.kind == "output":
+                    out_bytes = nb
+        where = f"the device {dev.name}"
+        for name, nb in buffers:
+            if nb > dev.max_mem_alloc_size:
+                raise LiftRuntimeError(f"out of memory: the buffer {name} needs {nb} bytes, more than the "
+                                       f"largest allocation of {where} ({dev.max_mem_alloc_size} bytes)")
+        total = sum(nb for _, nb in buffers)
+        if total > dev.global_mem_size:
+            raise LiftRuntimeError(f"out of memory: the buffers need {total} bytes, more than the global memory "
+                                   f"of {where} ({dev.global_mem_size} bytes)")
+        host = out_bytes + (total if dev.type & self.cl.device_type.CPU else 0)
+        free = _free_host_memory()
+        if free is not None and host > free:
+            raise LiftRuntimeError(f"out of memory: the run needs {host} bytes of host memory, {free} are free")
+
     # ------------------------------------------------------------------ running
     def run(self, kernel: CompiledKernel, args: Mapping[str, object],
             sizes: Optional[Mapping[str, int]] = None,
@@ -187,6 +217,7 @@ class Runtime:
                 arrays[kp.name] = _to_array(values[kp.name], _param_type(prog, kp.name), env, kp.name)
         for oc in kernel.offset_checks:
             _check_offsets(oc, arrays[oc.param], env)
+        self._check_memory(kernel, arrays, env)
 
         mf = cl.mem_flags
         kargs = []
@@ -482,6 +513,18 @@ def _to_array(value, t: Type, env, name: str) -> np.ndarray:
                                       f"with {', '.join(f'{k}={v}' for k, v in sorted(env.items()))}, "
                                       f"got {arr.size}")
     return arr
+
+
+def _free_host_memory() -> Optional[int]:
+    """Available host memory in bytes (``MemAvailable`` of /proc/meminfo), None if unknown."""
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
 
 
 def _check_strides(kernel: CompiledKernel, env, gsz, lsz) -> None:

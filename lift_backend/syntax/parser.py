@@ -663,8 +663,9 @@ def describe(f: FunDecl) -> str:
 
 
 def parse(source: str, file: str = "<input>", userfuns: Optional[Dict[str, UserFun]] = None) -> LiftFile:
-    """Parse the text of a ``.lift`` file."""
-    return Parser(source, file, userfuns).parse_file()
+    """Parse the text of a ``.lift`` file (on a big stack: see :mod:`lift_backend.limits`)."""
+    from ..limits import run_deep
+    return run_deep(lambda: Parser(source, file, userfuns).parse_file())
 
 
 def parse_file(path: str) -> LiftFile:

@@ -14,6 +14,7 @@ from typing import Dict, List, Mapping, Optional, Tuple
 from .. import arith as A
 from ..arith import Expr as AExpr, Var
 from ..errors import LiftTypeError, Span
+from ..limits import INT_MAX, MAX_ITERATE_UNROLL
 from ..ir.expr import (Expr, FunCall, FunDecl, Lambda, Literal, Param, Program, UserFun, extend,
                        freshen)
 from ..ir import patterns as P
@@ -29,6 +30,34 @@ def len_var(param_name: str) -> Var:
 
 LOOP_VAR_NAMES = {"mapGlb": "gl_id", "mapWrg": "wg_id", "mapLcl": "l_id", "mapSeq": "i",
                   "map": "i", "reduceSeq": "i", "reduce": "i"}
+
+
+class Repeated(tuple):
+    """``(value,) * count`` without storing ``count`` items: the lengths of a length-preserving
+    ``iterate(count - 1)`` (up to 2^31 iterations).  Indexing and ``len`` work as for the
+    tuple; slices give another ``Repeated``."""
+
+    def __new__(cls, value, count: int):
+        self = super().__new__(cls, (value,) if count else ())
+        self._value, self._count = value, count
+        return self
+
+    def __len__(self):
+        return self._count
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return Repeated(self._value, len(range(*i.indices(self._count))))
+        if -self._count <= i < self._count:
+            return self._value
+        raise IndexError(i)
+
+    def __iter__(self):
+        for _ in range(self._count):
+            yield self._value
+
+    def __repr__(self):
+        return f"Repeated({self._value!r}, {self._count})"
 
 
 @dataclass(frozen=True)
@@ -281,6 +310,8 @@ class _Inferer:
         if not isinstance(n, A.Cst) or n.value < 0:
             raise self.error(f"iterate: the number of iterations must be a constant natural, got {A.to_text(n)}")
         k = n.value
+        if k > INT_MAX:
+            raise self.error(f"iterate: {k} iterations, more than {INT_MAX} (the loop counter is an int)")
         self.static[id(f)] = {"n": k}
         probe = A.Var("size", A.Cst(0), None, -8)
         bt = self.fun(f.f, [ArrayType(at.elem, probe)], call, env)
@@ -289,10 +320,14 @@ class _Inferer:
             raise self.error(f"iterate: the body must map [{at.elem}]n to [{at.elem}]m, got {bt}")
         step = bt.length
         if step == probe:
-            self.iterate_info[id(f)] = IterateInfo(None, step, tuple([at.length] * (k + 1)))
+            self.iterate_info[id(f)] = IterateInfo(None, step, Repeated(at.length, k + 1))
             if k > 0:
                 self.fun(f.f, [at], call, env)
             return at
+        if k > MAX_ITERATE_UNROLL:
+            raise self.error(f"iterate: the body changes the length, so the lengths of its {k} iterations are "
+                             f"computed at compile time: at most {MAX_ITERATE_UNROLL} (the Lift backend's "
+                             f"limit, LIFT_MAX_ITERATE_UNROLL)")
         lengths = [at.length]
         for _ in range(k):
             lengths.append(A.subst(step, {probe: lengths[-1]}))
@@ -550,7 +585,13 @@ def program_size_vars(program: Program) -> Tuple[Var, ...]:
 
 
 def infer_program(program: Program) -> TypedProgram:
-    """Infer the types of every expression of ``program`` (a fresh copy of it is annotated)."""
+    """Infer the types of every expression of ``program`` (a fresh copy of it is annotated),
+    on a big stack (see :mod:`lift_backend.limits`)."""
+    from ..limits import run_deep
+    return run_deep(lambda: _infer_program(program))
+
+
+def _infer_program(program: Program) -> TypedProgram:
     program = freshen(program)
     inf = _Inferer()
     inf.spans.append(program.span)

@@ -471,3 +471,43 @@ def test_no_internal_error_on_random_mutations(capsys, tmp_path):
         rc, _, err = cli(capsys, "compile", f, "--size", "N=64")
         assert rc in (0, 1)
         assert rc == 0 or err.startswith(f"{f}:") or err.startswith("error: "), err
+
+
+ITERATE = ("userfun add(a: float, b: float): float { return a + b; }\n"
+           "program p(x: [float]N) =\n"
+           "  join o mapWrg(0)(join o toGlobal(mapLcl(0)(mapSeq(id))) o split(1) o ITER o\n"
+           "    join o toLocal(mapLcl(0)(mapSeq(id))) o split(1)) o split(16) $ x\n")
+COL = ITERATE.splitlines()[2].index("ITER") + 1
+
+
+@pytest.mark.parametrize("count,message", [
+    ("2147483648", "iterate: 2147483648 iterations, more than 2147483647 (the loop counter is an int)"),
+    ("5000", "iterate: the body changes the length, so the lengths of its 5000 iterations are computed at compile "
+             "time: at most 1024 (the Lift backend's limit, LIFT_MAX_ITERATE_UNROLL)"),
+])
+def test_huge_iteration_counts(capsys, tmp_path, count, message):
+    f = tmp_path / "it.lift"
+    f.write_text(ITERATE.replace("ITER", f"iterate({count})(join o mapLcl(0)(reduceSeq(add, 0.0f)) o split(2))"))
+    rc, _, err = cli(capsys, "compile", f)
+    assert rc == 1 and err.splitlines()[0] == f"{f}:3:{COL}: error: {message}"
+
+
+def test_length_preserving_iterate_of_two_billion_iterations_compiles(capsys, tmp_path):
+    f = tmp_path / "it.lift"
+    f.write_text("userfun add(a: float, b: float): float { return a + b; }\n"
+                 "program p(x: [float]N) = join o mapWrg(0)(toGlobal(mapLcl(0)(id)) o iterate(2147483647)("
+                 "toLocal(mapLcl(0)(\\a -> add(a, a))) o gather(reverse)) o toLocal(mapLcl(0)(id))) o split(32) $ x\n")
+    rc, out, err = cli(capsys, "compile", f)
+    assert rc == 0, err
+    assert "iter < 2147483647" in out
+
+
+@pytest.mark.opencl
+def test_outputs_larger_than_the_device_are_out_of_memory(capsys, tmp_path):
+    f = tmp_path / "big.lift"
+    f.write_text("program p(x: [double]N) = mapGlb(0)(id) o pad(0, 2147483000, clamp) $ x\n")
+    np.save(tmp_path / "x.npy", np.arange(8.0))
+    rc, _, err = cli(capsys, "run", f, "--arg", f"x={tmp_path / 'x.npy'}", "--global", "64", "--out",
+                     tmp_path / "o.npy")
+    assert rc == 1
+    assert one_error(err).startswith("error: out of memory: the buffer out needs 17179864064 bytes, more than ")
