@@ -10,3 +10,9 @@ Modules:
   ``lambda_cu.interp``   the vectorised numpy interpreter (raises ``LcuRuntimeError``)
   ``lambda_cu.fusion``   the fusion pass (PDG, ILP schedule, SOAC rewriting)
 """
+
+from . import ir as _ir
+from .printer import pretty as _pretty
+
+#: ``str(node)`` of every λcu node is the printer's concrete syntax (lambda_cu/ir.py, ``Node``)
+_ir.Node._pretty = staticmethod(_pretty)

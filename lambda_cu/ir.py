@@ -178,13 +178,16 @@ def _tup(x: Iterable) -> tuple:
 
 
 class Node:
-    """Base class of all λcu nodes; ``str()`` prints concrete syntax."""
+    """Base class of all λcu nodes; ``str()`` prints concrete syntax: ``lambda_cu.printer``,
+    which imports this module and is installed as ``Node._pretty`` by the package's
+    ``__init__`` (so this module imports nothing above it)."""
 
     __slots__ = ()
 
+    _pretty = None
+
     def __str__(self) -> str:
-        from .printer import pretty
-        return pretty(self)
+        return type(self)._pretty(self)
 
 
 # --------------------------------------------------------------------------------------------

@@ -697,7 +697,7 @@ class Function:
 
     @property
     def signature(self) -> str:
-        from nessie.types.types import scheme_to_str
+        from nessie.types.lettering import scheme_to_str
         return f"{self.name} : {scheme_to_str(self.scheme)}"
 
     def __repr__(self) -> str:

@@ -84,7 +84,7 @@ def _show_mono(mono) -> str:
 
 def _flatten(mono, o: Options):
     from nessie.diagnostics import CompileErrors
-    from nessie.driver import int_literal_errors
+    from nessie.types.literals import int_literal_errors
     from nessie.flatten import flatten_program
     errors, seen = [], set()
     for e in int_literal_errors(mono.items, o.int_bits):   # once per place, not per instance

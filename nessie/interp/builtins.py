@@ -1616,7 +1616,3 @@ __all__ = [
     "call",
     "constant",
 ]
-
-# more of the original's library (next_char, bounding_box, read_string, prompt, nesl_path,
-# user, stdin, ...): registered into BUILTINS and CONSTANTS by importing the module
-from . import library as _library  # noqa: E402,F401

@@ -1,9 +1,8 @@
 """More of the original's library: ``next_char``, ``bounding_box``, ``read_string``, ``prompt``
 and the variables ``nesl_path``, ``user``, ``stdin``, ``stdout``, ``stderr``, ``nullstr``.
 
-Registered into ``BUILTINS`` and ``CONSTANTS`` (imported at the end of
-:mod:`nessie.interp.builtins`).  They have no data-parallel form: the flattening backends call
-them on the host (``nessie.flatten.builtins.host_call``), so every backend computes and prints
+Registered into ``BUILTINS`` and ``CONSTANTS`` (imported by the package's ``__init__``).
+They have no data-parallel form: the flattening backends call them on the host (``nessie.flatten.builtins.host_call``), so every backend computes and prints
 the same values.
 
 Behaviour, from the CMU sources:

@@ -50,7 +50,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from nessie.types.types import Scheme, scheme_to_str
+from nessie.types.lettering import scheme_to_str
+from nessie.types.types import Scheme
 
 from .values import DataVal, SegDes, Seq
 from .vtypes import (CHAR, Datatypes, TBase, TData, TFun, TPair, TSeq, TVar, as_type, format_type,

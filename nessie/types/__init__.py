@@ -22,7 +22,8 @@ from nessie.types.builtins import BUILTIN_CONSTANTS, BUILTIN_SCHEMES, BUILTIN_TY
 from nessie.types.infer import TypeEnv, check_item
 from nessie.types.printer import item_summary, print_typed, type_summary
 from nessie.types.types import (BOOL, CHAR, FLOAT, INT, SEGDES, Scheme, TBase, TData, TFun,
-                                TPair, TSeq, TVar, Type, scheme_to_str, type_to_str)
+                                TPair, TSeq, TVar, Type, type_to_str)
+from nessie.types.lettering import scheme_to_str
 
 __all__ = [
     "typecheck", "typecheck_item", "initial_env", "TypeEnv", "print_typed", "type_summary",

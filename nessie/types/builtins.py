@@ -223,6 +223,10 @@ BINARY_OPERATORS = ("or", "nor", "xor", "and", "nand", "==", "/=", "<", ">", "<=
 PREFIX_OPERATORS = {"-": "negate", "#": "#", "@": "@"}
 
 
+#: the library's datatypes (nessie.types.library defines them) and their numbers of parameters
+LIBRARY_DATATYPE_ARITY = {"stream": 0, "bound_box": 1}
+
+
 class _Arity:
     """What the type parser needs of a library datatype: its parameters."""
 
@@ -233,7 +237,6 @@ class _Arity:
 def _parse_all():
     from nessie.syntax import parse_type_signature, parse_value_type
     from nessie.types.convert import scheme_from_sig, scheme_from_value_type
-    from nessie.types.library import LIBRARY_DATATYPE_ARITY
     dts = {name: _Arity(n) for name, n in LIBRARY_DATATYPE_ARITY.items()}
     schemes = {}
     for name, text in BUILTIN_TYPES.items():

@@ -24,7 +24,7 @@ RESULT ARG)``): ``twice = fn : (b -> b, b) -> b :: (a in any; b in any)``, ``a``
 """
 from __future__ import annotations
 
-from nessie.types.types import Namer, TData, TFun, TPair, TSeq, TVar
+from nessie.types.types import Namer, Scheme, TData, TFun, TPair, TSeq, TVar, type_to_str
 
 #: the original's names for up to five variables (``*typevarnames*``)
 _FIVE = ("a", "b", "c", "d", "e")
@@ -82,3 +82,14 @@ def original_context(scheme, namer: Namer) -> list:
     gone = dict(getattr(scheme, "letters", ()))
     return [f"{namer(v)} in {scheme.class_of(v) if v in scheme.vars else gone[v]}"
             for v in namer.order if v in scheme.vars or v in gone]
+
+
+def scheme_to_str(s: Scheme) -> str:
+    """E.g. ``([a], [a]) -> a :: (a in number)``; the variables are lettered as the original
+    letters them (this module: :func:`original_namer`)."""
+    namer = original_namer(s)
+    body = type_to_str(s.type, True, namer)
+    gone = dict(s.letters)
+    ctx = [f"{namer.names[v]} in {s.class_of(v) if v in s.vars else gone[v]}"
+           for v in namer.order if v in s.vars or v in gone]
+    return body + (" :: (" + "; ".join(ctx) + ")" if ctx else "")

@@ -14,8 +14,8 @@ from nessie.syntax import ast as A
 from nessie.syntax.printer import exp_str, item_str, pattern_str
 from nessie.types import typed_ast as T
 from nessie.types.builtins import BINARY_OPERATORS
-from nessie.types.types import (Namer, TBase, TData, TFun, TPair, TSeq, TVar, scheme_to_str,
-                                type_to_str)
+from nessie.types.lettering import scheme_to_str
+from nessie.types.types import Namer, TBase, TData, TFun, TPair, TSeq, TVar, type_to_str
 
 
 def type_to_texp(t, namer: Namer):

@@ -297,18 +297,6 @@ def type_to_str(t: Type, top: bool = True, namer: Optional[Namer] = None) -> str
     raise TypeError(f"not a type: {t!r}")
 
 
-def scheme_to_str(s: Scheme) -> str:
-    """E.g. ``([a], [a]) -> a :: (a in number)``; the variables are lettered as the original
-    letters them (:mod:`nessie.types.lettering`)."""
-    from nessie.types.lettering import original_namer
-    namer = original_namer(s)
-    body = type_to_str(s.type, True, namer)
-    gone = dict(s.letters)
-    ctx = [f"{namer.names[v]} in {s.class_of(v) if v in s.vars else gone[v]}"
-           for v in namer.order if v in s.vars or v in gone]
-    return body + (" :: (" + "; ".join(ctx) + ")" if ctx else "")
-
-
 def mangle_type(t: Type) -> str:
     """Compact deterministic rendering used in monomorphic names (``[(int, float)]``)."""
     return type_to_str(t, True)
