@@ -19,7 +19,9 @@ Modules, one per group of builtins:
   ``read_int_seq_from_file``, ``read_float_seq_from_file``, ``write_string_to_file``);
 * :mod:`.strings` — printed forms and number syntax (``@``, ``exp_string``, ``parse_int``,
   ``parse_float``);
-* :mod:`.hashing` — ``hash``.
+* :mod:`.hashing` — ``hash``;
+* :mod:`.library` — more of the original's library: ``next_char``, ``read_string``, ``prompt``
+  (``bounding_box`` and the library's variables are compiled by the flattener).
 
 The random generator (``rand``, ``rand_seed``) has its own module, ``nessie.glibc_random``, whose
 externs ``make_externs`` adds itself.  **Adding host builtins**: write a module (here or anywhere)
