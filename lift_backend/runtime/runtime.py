@@ -304,7 +304,7 @@ class BuildError(LiftRuntimeError):
         self.c_line = None
         first = None
         for line in log.splitlines():
-            m = re.search(r":(\d+):(\d+):\s*(?:fatal )?(?:error:\s*)?(.*)$", line)
+            m = re.search(r":(\d+):(\d+)(?:\s*<[^>]*>)?:\s*(?:fatal )?(?:error:\s*)?(.*)$", line)
             if m and "error" in line.lower():
                 self.c_line = int(m.group(1))
                 first = m.group(3).strip()
@@ -414,11 +414,13 @@ def _infer_sizes(t: Type, value, sizes: Dict[str, int], fixed, name: str) -> Non
         tt = tt.elem
     if isinstance(tt, ArrayType):      # position-dependent below: only the outer dims
         return
-    if arr.ndim == len(dims) or (isinstance(tt, VectorType) and arr.ndim == len(dims) + 1):
+    vec = isinstance(tt, VectorType)
+    if (arr.ndim == len(dims) and not vec) or (vec and arr.ndim == len(dims) + 1 and arr.shape[-1] == tt.width):
         for d, n in zip(dims, arr.shape):
             _solve(d, int(n), sizes, fixed)
-    elif arr.ndim == 1 and len(dims) == 1:
-        _solve(dims[0], int(arr.shape[0]), sizes, fixed)
+    else:
+        # flattened (or differently shaped): the number of elements gives the one unknown size
+        _solve(size_in_elements(t), int(arr.size), sizes, fixed)
 
 
 _KIND_NAMES = {"b": "bool", "i": "integer", "u": "unsigned integer", "f": "floating-point",

@@ -343,8 +343,13 @@ def _consume(v: View, arr: List[AExpr], tup: List[int], extra: AExpr, width: int
             arr[0] = idx
             v = v.parent
         elif isinstance(v, AsVectorView):
-            arr[0] = A.mul(arr[0], v.width)
-            width = v.width if width == 1 else width
+            if extra != A.ZERO and width == 1:
+                # a component of a vector (asScalar above): the scalar at vector * w + component
+                arr[0] = A.add(A.mul(arr[0], v.width), extra)
+                extra = A.ZERO
+            else:
+                arr[0] = A.mul(arr[0], v.width)
+                width = v.width if width == 1 else width
             v = v.parent
         elif isinstance(v, AsScalarView):
             k = arr[0]

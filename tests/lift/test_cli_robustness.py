@@ -511,3 +511,40 @@ def test_outputs_larger_than_the_device_are_out_of_memory(capsys, tmp_path):
                      tmp_path / "o.npy")
     assert rc == 1
     assert one_error(err).startswith("error: out of memory: the buffer out needs 17179864064 bytes, more than ")
+
+
+@pytest.mark.opencl
+def test_flat_arrays_for_nested_and_vector_types(capsys, tmp_path):
+    """The campaign's 'unknown size(s)' for a 1-d file given to [[float]4]N: the size comes from
+    the number of elements (and for [float4]N from the scalars, 4 per vector)."""
+    x = tmp_path / "x.npy"
+    np.save(x, np.arange(64, dtype=np.float32))
+    f = tmp_path / "p.lift"
+    for decl, body in (("[[float]4]N", "mapGlb(0)(mapSeq(id))"), ("[float4]N", "mapGlb(0)(id)")):
+        f.write_text(f"program p(x: {decl}) = {body} $ x\n")
+        rc, _, err = cli(capsys, "run", f, "--arg", f"x={x}", "--global", "4", "--out", tmp_path / "o.npy")
+        assert rc == 0, err
+        np.testing.assert_array_equal(np.load(tmp_path / "o.npy").reshape(-1), np.arange(64))
+
+
+@pytest.mark.opencl
+def test_as_scalar_of_as_vector_reads_scalars(capsys, tmp_path):
+    """Found by the campaign: asScalar o asVector(4) read a vector where a scalar was due (the
+    OpenCL build failed)."""
+    x = tmp_path / "x.npy"
+    np.save(x, np.arange(64, dtype=np.float32))
+    f = tmp_path / "p.lift"
+    f.write_text("program p(x: [float]N) = mapGlb(0)(id) o asScalar o asVector(4) $ x\n")
+    rc, _, err = cli(capsys, "run", f, "--arg", f"x={x}", "--global", "4", "--out", tmp_path / "o.npy")
+    assert rc == 0, err
+    np.testing.assert_array_equal(np.load(tmp_path / "o.npy"), np.arange(64))
+
+
+def test_build_logs_with_spelling_notes_give_the_message():
+    from lift_backend.runtime.runtime import BuildError
+    log = ("Build on <dev>:\n\nerror: /tmp/k.cl:2:21 <Spelling=/x/_builtin_renames.h:565:19>: passing 'float4' "
+           "to parameter of incompatible type 'float'\nDevice failed to build the program\n")
+    ex = BuildError("dev", log, "float id(float x) {\n  return vload4(0, x);\n}\n")
+    assert ex.message == ("OpenCL build failed on dev: passing 'float4' to parameter of incompatible type "
+                          "'float' (at `return vload4(0, x);`)")
+    assert ex.function == "id" and ex.c_line == 2
