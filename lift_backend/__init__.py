@@ -44,13 +44,16 @@ Compile and run::
     out = rt.run(k, {"x": x}, global_size=1024, local_size=64)   # numpy in, numpy out
 
 The runtime builds each distinct source once (cache per device); sizes not given are
-inferred from the argument shapes where possible.
+inferred from the argument shapes where possible.  Arguments that do not fit their parameter
+raise :class:`LiftArgumentError`; an index out of bounds found by the kernel's checks (see
+:class:`lift_backend.views.views.BoundsCheck`) raises a :class:`LiftRuntimeError` located at the
+pattern.  Limits (depths, sizes): :mod:`lift_backend.limits`.
 
 Text syntax and command line: see :mod:`lift_backend.syntax.parser` and
 ``python -m lift_backend --help``.
 """
-from .errors import (LiftCompileError, LiftError, LiftRuntimeError, LiftSyntaxError, LiftTypeError,
-                     Span, format_error)
+from .errors import (LiftArgumentError, LiftCompileError, LiftError, LiftRuntimeError, LiftSyntaxError,
+                     LiftTypeError, Span, format_error)
 from .ir import (Expr, FunCall, FunDecl, Lambda, Literal, Param, Program, UserFun, alpha_equal,
                  compose)
 from .syntax import LiftFile, file_text, parse, parse_file, program_text

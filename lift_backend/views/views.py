@@ -29,7 +29,8 @@ from ..types import (ArrayType, ScalarType, TupleType, Type, VectorType, size_in
 class BoundsCheck:
     """An index checked at run time: the generated code tests ``0 <= index < length`` (one
     unsigned compare) and, when it fails, records this check's site in the kernel's error
-    buffer (the first failing site wins) and reads element 0 instead.  It is the ``array`` of
+    buffer (the first failing site wins) and uses element 0 instead (in bounds; the run then
+    fails and its output is discarded).  It is the ``array`` of
     an arithmetic :class:`~lift_backend.arith.Lookup` whose ``index`` is the unchecked index
     and whose range is ``0 .. length - 1`` (what the check guarantees).
 
