@@ -20,3 +20,10 @@ from .ranges import (lower_bound, num_bounds, prove_eq, prove_le, prove_lt, prov
                      prove_nonpos, prove_pos, sym_bounds, upper_bound)
 from .printer import to_c, to_text, cond_to_c, cond_to_text
 from .evaluate import evaluate, eval_cond
+
+from . import core as _core, printer as _printer, ranges as _ranges  # noqa: E402
+
+# the functions core.py calls from the modules above it (core.py's _LATE)
+_core._LATE.update(to_text=_printer.to_text, **{
+    n: getattr(_ranges, n) for n in ("prove_pos", "prove_nonneg", "prove_nonpos", "prove_lt",
+                                     "prove_le")})

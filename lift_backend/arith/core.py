@@ -24,6 +24,16 @@ import itertools
 from functools import lru_cache
 from typing import Callable, Dict, Iterable, Optional, Tuple, Union
 
+#: functions of the modules above this one (``printer.to_text``, ``ranges.prove_*``), which
+#: import this module: the package's ``__init__`` installs them here once both are loaded, so
+#: the folder's imports point one way (issue 13)
+_LATE: Dict[str, Callable] = {}
+
+
+def _late(*names: str):
+    """The installed functions ``names`` (one, or a tuple of several)."""
+    return _LATE[names[0]] if len(names) == 1 else tuple(_LATE[n] for n in names)
+
 __all__ = [
     "Expr", "Cst", "Var", "Sum", "Prod", "Div", "Mod", "Pow", "IfThenElse", "SumOver",
     "Lookup", "Cond", "add", "sub", "mul", "neg", "div", "mod", "pow_", "ite", "sum_over",
@@ -103,7 +113,7 @@ class Expr:
         return isinstance(self, Cst)
 
     def __repr__(self) -> str:
-        from .printer import to_text
+        to_text = _late("to_text")
         return to_text(self)
 
     __str__ = __repr__
@@ -242,7 +252,7 @@ class Cond:
         return Cond(self.op, f(self.lhs), f(self.rhs))
 
     def __repr__(self):
-        from .printer import to_text
+        to_text = _late("to_text")
         return f"{to_text(self.lhs)} {self.op} {to_text(self.rhs)}"
 
 
@@ -527,14 +537,15 @@ def _split_multiples(a: Sum, b: Expr):
 
 
 def _same_sign(x: Expr, y: Expr) -> bool:
-    from .ranges import prove_nonneg, prove_nonpos
+    prove_nonneg, prove_nonpos = _late("prove_nonneg", "prove_nonpos")
     return (prove_nonneg(x) and prove_nonneg(y)) or (prove_nonpos(x) and prove_nonpos(y))
 
 
 @lru_cache(maxsize=200000)
 def div(a, b) -> Expr:
     """C division ``a / b`` (truncating), simplified."""
-    from .ranges import prove_pos, prove_nonneg, prove_nonpos, prove_lt
+    prove_pos, prove_nonneg, prove_nonpos, prove_lt = _late(
+        "prove_pos", "prove_nonneg", "prove_nonpos", "prove_lt")
     a, b = to_expr(a), to_expr(b)
     if isinstance(b, Cst):
         if b.value == 0:
@@ -574,7 +585,8 @@ def div(a, b) -> Expr:
 @lru_cache(maxsize=200000)
 def mod(a, b) -> Expr:
     """C remainder ``a % b`` (sign of the dividend), simplified."""
-    from .ranges import prove_pos, prove_nonneg, prove_nonpos, prove_lt
+    prove_pos, prove_nonneg, prove_nonpos, prove_lt = _late(
+        "prove_pos", "prove_nonneg", "prove_nonpos", "prove_lt")
     a, b = to_expr(a), to_expr(b)
     if isinstance(b, Cst):
         if b.value == 0:
@@ -635,7 +647,7 @@ def pow_(base, exp) -> Expr:
 
 def decide(cond: Cond) -> Optional[bool]:
     """Decide a comparison by range analysis; ``None`` when undecided."""
-    from .ranges import prove_lt, prove_le
+    prove_lt, prove_le = _late("prove_lt", "prove_le")
     l, r = cond.lhs, cond.rhs
     if cond.op == "<":
         if prove_lt(l, r):
@@ -690,7 +702,7 @@ def sum_over(var: Var, start, stop, body, _nonneg: bool = False) -> Expr:
     construction for the pieces of a case split); otherwise the ``SumOver`` node is kept
     (and evaluated literally).
     """
-    from .ranges import prove_nonneg, prove_le
+    prove_nonneg, prove_le = _late("prove_nonneg", "prove_le")
     start, stop, body = to_expr(start), to_expr(stop), to_expr(body)
     if prove_le(stop, start):
         return ZERO

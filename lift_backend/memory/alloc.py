@@ -32,6 +32,7 @@ from ..ir.expr import Expr, FunCall, FunDecl, Lambda, Literal, Param, UserFun
 from ..types import (ArrayType, ScalarType, TupleType, Type, VectorType, base_scalar, is_value,
                      size_in_elements)
 from ..types.infer import TypedProgram
+from ..types.types import flat_offset
 from .address_space import GLOBAL, LOCAL, PRIVATE, AddressSpace
 
 INVERTIBLE_LAYOUTS = (P.Join, P.Split, P.Scatter, P.Transpose, P.AsVector, P.AsScalar)
@@ -309,7 +310,6 @@ class _Allocator:
         dst = self.allocate(c, depth, ArrayType(elem_t, biggest_out), space, "iterate")
         outer_dst = self.outer_of_call[id(c)]
         outer_src = self.outer_of_call[id(src_call)]
-        from ..views.views import flat_offset
         dst_base = flat_offset(memory_type(outer_dst, ArrayType(elem_t, biggest_out)),
                                [d.var for d in outer_dst if d.replicated])
         src_t = types[id(src_call)]

@@ -7,10 +7,11 @@ not, the type is the classical ``[elem]_length``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional, Tuple
+from typing import Optional, Sequence, Tuple
 
 from .. import arith as A
 from ..arith import Expr, Var
+from ..errors import LiftCompileError
 
 
 class Type:
@@ -143,6 +144,22 @@ def size_in_elements(t: Type) -> Expr:
     if isinstance(t, VectorType):
         return A.Cst(t.width)
     return A.ONE
+
+
+def flat_offset(t: Type, idxs: Sequence[Expr]) -> Expr:
+    """Offset (in memory elements) of element ``idxs`` of a value of type ``t`` stored
+    row-major; position-dependent rows use the sum of the preceding row sizes."""
+    off = A.ZERO
+    for i in idxs:
+        if not isinstance(t, ArrayType):
+            raise LiftCompileError(f"internal: too many indices for {t}")
+        i = A.to_expr(i)
+        if t.index_var is None:
+            off = A.add(off, A.mul(i, size_in_elements(t.elem)))
+        else:
+            off = A.add(off, A.sum_over(t.index_var, 0, i, size_in_elements(t.elem)))
+        t = t.elem_at(i)
+    return off
 
 
 def c_type_name(t: Type) -> str:

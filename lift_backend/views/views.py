@@ -20,6 +20,7 @@ from typing import List, Optional, Sequence, Tuple, Union
 from .. import arith as A
 from ..arith import Expr as AExpr
 from ..errors import LiftCompileError, Span
+from ..types.types import flat_offset  # noqa: F401  (defined with the layout of types)
 from ..ir import patterns as P
 from ..ir.expr import Literal
 from ..types import (ArrayType, ScalarType, TupleType, Type, VectorType, size_in_elements)
@@ -245,22 +246,6 @@ class TupleBuild:
 
 
 Access = Union[MemAccess, ValueAccess, CondAccess, ConstAccess, TupleBuild]
-
-
-def flat_offset(t: Type, idxs: Sequence[AExpr]) -> AExpr:
-    """Offset (in memory elements) of element ``idxs`` of a value of type ``t`` stored
-    row-major; position-dependent rows use the sum of the preceding row sizes."""
-    off = A.ZERO
-    for i in idxs:
-        if not isinstance(t, ArrayType):
-            raise LiftCompileError(f"internal: too many indices for {t}")
-        i = A.to_expr(i)
-        if t.index_var is None:
-            off = A.add(off, A.mul(i, size_in_elements(t.elem)))
-        else:
-            off = A.add(off, A.sum_over(t.index_var, 0, i, size_in_elements(t.elem)))
-        t = t.elem_at(i)
-    return off
 
 
 def _elem_type(t: Type, depth: int) -> Type:
