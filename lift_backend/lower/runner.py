@@ -271,6 +271,10 @@ class OpenCLRunner:
         else:
             self.max_chunks, self.min_chunk = max(64, 32 * cu), 2048
             self.map_items = self.max_chunks
+        #: descriptors of at most this many segments are scanned in one launch by one work-item
+        #: (on a CPU a sequential pass over a few thousand lengths costs less than two more
+        #: launches; on a GPU only when there is a single chunk anyway)
+        self.small_seq = 0 if self.c.strategy == "gpu" else 16384
         self.s = self.c.support
 
     # ------------------------------------------------------------------ memory
@@ -501,15 +505,11 @@ class OpenCLRunner:
         offs = self.new_vec(n, np.int32)
         if n == 0:
             return DSd(lengths, offs, 0)
-        P = self.chunks(n)
-        sums = self._alloc(8 * P)
         total = self._alloc(8)
         # a negative length is reported through the error buffer, in launch order, like a
         # kernel's error; the total is read back only when the host needs it
         code = self._errbase(_SdSites(loc))
-        self.launch(self.s.nz_sd_chunks, P, [lengths.buf, np.int64(n), np.int64(P), sums, self.err, code])
-        self._scan_longs(sums, P, total)
-        self.launch(self.s.nz_sd_offsets, P, [lengths.buf, np.int64(n), np.int64(P), sums, offs.buf])
+        self._sd_scan(lengths, offs, total, code)
         self._end_temps()
 
         def fetch() -> int:
@@ -767,15 +767,24 @@ class OpenCLRunner:
         """A descriptor of lengths computed on the device whose total is known."""
         n = lengths.n
         offs = self.new_vec(n, np.int32)
-        P = self.chunks(n)
-        if P:
-            sums = self._alloc(8 * P)
-            tot = self._alloc(8)
-            self.launch(self.s.nz_sd_chunks, P, [lengths.buf, np.int64(n), np.int64(P), sums,
-                                                 self.err, np.int32(_INT_MAX)])
-            self._scan_longs(sums, P, tot)
-            self.launch(self.s.nz_sd_offsets, P, [lengths.buf, np.int64(n), np.int64(P), sums, offs.buf])
+        if n:
+            self._sd_scan(lengths, offs, self._alloc(8), np.int32(_INT_MAX))
         return DSd(lengths, offs, total)
+
+    def _sd_scan(self, lengths: DVec, offs: DVec, total: Any, code: np.int32) -> None:
+        """The offsets (exclusive scan) of ``lengths`` (n > 0) into ``offs``, their sum into
+        ``total``; a negative length reports ``code``.  Few segments: one launch on one
+        work-item (sequential, no chunk sums); many: chunk sums, their scan, chunk offsets."""
+        n = lengths.n
+        P = self.chunks(n)
+        L = np.int64
+        if P == 1 or n <= self.small_seq:
+            self.launch(self.s.nz_sd_small, 1, [lengths.buf, L(n), offs.buf, total, self.err, code])
+            return
+        sums = self._alloc(8 * P)
+        self.launch(self.s.nz_sd_chunks, P, [lengths.buf, L(n), L(P), sums, self.err, code])
+        self._scan_longs(sums, P, total)
+        self.launch(self.s.nz_sd_offsets, P, [lengths.buf, L(n), L(P), sums, offs.buf])
 
     def _rank(self, ls: LoweredSoac, K, ctx: list, n: int, kenv: dict) -> DVec:
         s = ls.soac

@@ -765,6 +765,15 @@ kernel void nz_sd_chunks(global const int* restrict lens, const long n, const lo
   for (long i = lo; i < hi; i++) { int l = lens[i]; if (l < 0) atomic_min(err, code); s += l; }
   sums[c] = s;
 }
+kernel void nz_sd_small(global const int* restrict lens, const long n, global int* restrict offs,
+                        global long* restrict total, global int* err, const int code) {
+  /* a whole descriptor in one launch, on one work-item (few segments): offsets, total, and a
+     negative length reports error code `code` */
+  if (get_global_id(0) != 0) return;
+  long s = 0;
+  for (long i = 0; i < n; i++) { int l = lens[i]; if (l < 0) atomic_min(err, code); offs[i] = (int)s; s += l; }
+  total[0] = s;
+}
 kernel void nz_sd_carry(global long* restrict sums, const long P, global long* restrict total) {
   if (get_global_id(0) != 0) return;
   long s = 0;
