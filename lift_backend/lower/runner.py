@@ -275,6 +275,9 @@ class OpenCLRunner:
         #: (on a CPU a sequential pass over a few thousand lengths costs less than two more
         #: launches; on a GPU only when there is a single chunk anyway)
         self.small_seq = 0 if self.c.strategy == "gpu" else 16384
+        #: a filter of at most this many chunks has its chunk counts scanned on the host, in the
+        #: synchronisation that reads its count (saves the offsets launch)
+        self.host_scan = 256
         self.s = self.c.support
 
     # ------------------------------------------------------------------ memory
@@ -678,13 +681,24 @@ class OpenCLRunner:
             pre = self._alloc(8 * (n + 1)) if seg else None
             if P:
                 self.launch(K("count"), P, ctx + [L(n), L(P), counts])
-                if self._groups(P):
-                    self._scan_longs(counts, P, total)
+                if P <= self.host_scan:
+                    # the host needs the count anyway: read the P chunk counts in that
+                    # synchronisation and scan them here (no offsets launch)
+                    h = np.empty(P, np.int64)
+                    self._read([(h, counts)])
+                    kept_n = int(h.sum())
+                    ex = np.zeros(P, np.int64)
+                    np.cumsum(h[:-1], out=ex[1:])
+                    self.cl.enqueue_copy(self.queue, counts, ex, is_blocking=False)
+                    self._keep.append(ex)
                 else:
-                    self.launch(K("offsets"), 1, ctx + [L(P), counts, total])
-                h = np.empty(1, np.int64)
-                self._read([(h, total)])
-                kept_n = int(h[0])
+                    if self._groups(P):
+                        self._scan_longs(counts, P, total)
+                    else:
+                        self.launch(K("offsets"), 1, ctx + [L(P), counts, total])
+                    h = np.empty(1, np.int64)
+                    self._read([(h, total)])
+                    kept_n = int(h[0])
             outs = [self.new_vec(kept_n, dt) for dt in tau]
             rej = [self.new_vec(n - kept_n, dt) for dt in tau] if part else []
             if P:
@@ -759,6 +773,9 @@ class OpenCLRunner:
         whatever the lengths, and wins for few or long segments)."""
         if sd.count == 0:
             return False
+        if sd.total <= self.small_seq:
+            # few elements in all: one launch, whatever the balance
+            return True
         if self.c.strategy == "gpu":
             return sd.count >= 4096 and sd.total <= 64 * sd.count
         return sd.count >= 4 * self.max_chunks and sd.total <= 4096 * sd.count
