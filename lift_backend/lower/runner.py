@@ -800,6 +800,10 @@ class OpenCLRunner:
             return
         sums = self._alloc(8 * P)
         self.launch(self.s.nz_sd_chunks, P, [lengths.buf, L(n), L(P), sums, self.err, code])
+        if not self._groups(P):
+            # each chunk sums the chunk sums before it (P is small): no scan launch
+            self.launch(self.s.nz_sd_offsets_self, P, [lengths.buf, L(n), L(P), sums, offs.buf, total])
+            return
         self._scan_longs(sums, P, total)
         self.launch(self.s.nz_sd_offsets, P, [lengths.buf, L(n), L(P), sums, offs.buf])
 

@@ -802,6 +802,18 @@ kernel void nz_sd_offsets(global const int* restrict lens, const long n, const l
   long s = sums[c];
   for (long i = lo; i < hi; i++) { offs[i] = (int)s; s += lens[i]; }
 }
+kernel void nz_sd_offsets_self(global const int* restrict lens, const long n, const long P,
+                               global const long* restrict sums, global int* restrict offs,
+                               global long* restrict total) {
+  /* chunk offsets with each chunk's carry-in summed from the chunk sums before it (few chunks:
+     no separate scan launch); the last chunk writes the total */
+  const long c = get_global_id(0); if (c >= P) return;
+  const long lo = c * n / P, hi = (c + 1) * n / P;
+  long s = 0;
+  for (long k = 0; k < c; k++) s += sums[k];
+  for (long i = lo; i < hi; i++) { offs[i] = (int)s; s += lens[i]; }
+  if (c == P - 1) total[0] = s;
+}
 kernel void nz_sd_ids(global const int* restrict offs, const long count, const long total,
                       global int* restrict ids) {
   /* each work-item: a contiguous block; one binary search for its first element, then a walk
