@@ -2,30 +2,10 @@
 from __future__ import annotations
 
 import os
-import sys
-from typing import Any, Callable, Optional, TextIO
+from typing import Any, Callable, Optional
 
 from lambda_cu.errors import LcuRuntimeError
-
-
-class Output:
-    """The output stream of a run, remembering whether the last character was a newline
-    (result lines always start on a fresh line after ``print_string`` output)."""
-
-    def __init__(self, stream: Optional[TextIO] = None) -> None:
-        self.stream = stream if stream is not None else sys.stdout
-        self.at_line_start = True
-
-    def write(self, text: str) -> None:
-        if text:
-            self.stream.write(text)
-            self.at_line_start = text.endswith("\n")
-
-    def line(self, text: str) -> None:
-        """Write ``text`` as a line of its own."""
-        if not self.at_line_start:
-            self.write("\n")
-        self.write(text + "\n")
+from nessie.output import Output
 
 
 def _is_output(x: Any) -> bool:

@@ -27,12 +27,12 @@ import math
 import os
 import re
 import struct
-import sys
 from typing import Any, Callable, TextIO
 
 import numpy as np
 
 from nessie.glibc_random import GlibcRandom, rand_float, rand_int
+from nessie.output import Output
 
 from . import errors as E
 from .errors import RuntimeNeslError
@@ -47,24 +47,6 @@ _MASK64 = (1 << 64) - 1
 # Run-time state and call context
 # --------------------------------------------------------------------------------------
 
-class Output:
-    """The output stream of a run, remembering whether the last character was a newline
-    (result lines always start on a fresh line after ``print_string`` output)."""
-
-    def __init__(self, stream: TextIO | None = None) -> None:
-        self.stream = stream if stream is not None else sys.stdout
-        self.at_line_start = True
-
-    def write(self, text: str) -> None:
-        if text:
-            self.stream.write(text)
-            self.at_line_start = text.endswith("\n")
-
-    def line(self, text: str) -> None:
-        """Write ``text`` as a line of its own."""
-        if not self.at_line_start:
-            self.write("\n")
-        self.write(text + "\n")
 
 
 class Runtime:
