@@ -813,8 +813,10 @@ class Module:
 
         if backend not in BACKENDS:
             raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
+        self._auto = backend == "auto" and device is None
         if backend == "auto":
-            # the CLI's default: OpenCL (64-bit ints run on the reference interpreter)
+            # the CLI's default: OpenCL (64-bit ints run on the reference interpreter); without
+            # a usable OpenCL device, lcu (a warning says why, when the runner is first needed)
             backend = "interp" if int64 else "opencl"
         if device is not None and backend != "opencl":
             raise ValueError("device= applies to backend='opencl' only")
@@ -986,7 +988,16 @@ class Module:
         its compiled kernels)."""
         if self._runner_obj is None:
             from nessie import driver
-            self._runner_obj = driver.make_runner(self.backend, self.device)
+            try:
+                self._runner_obj = driver.make_runner(self.backend, self.device)
+            except RuntimeError as e:       # no usable OpenCL device
+                if not (self._auto and self.backend == "opencl"):
+                    raise
+                import warnings
+                warnings.warn(f"nessie: running on the lcu backend (numpy): {e}", RuntimeWarning,
+                              stacklevel=3)
+                self.backend = "lcu"
+                self._runner_obj = driver.make_runner("lcu")
         return self._runner_obj
 
     def _run_lcu_toplevel(self) -> None:

@@ -355,9 +355,19 @@ def _dispatch(args, path: str, state: _State) -> int:
         try:
             runner = driver.make_runner(backend, args.device, profile=args.stats)
         except RuntimeError as e:       # no OpenCL device, or not the one asked for
-            print(f"nessie: error: {e}", file=sys.stderr)
-            return 1
+            if args.backend != "auto" or args.device is not None:
+                print(f"nessie: error: {e}", file=sys.stderr)
+                return 1
+            # auto: the same fused λcu on the numpy kernel runner, said once
+            print(f"nessie: note: running on the lcu backend (numpy): {e}", file=sys.stderr)
+            runner = state.runners.get("lcu") or driver.make_runner("lcu")
+            state.runners["lcu"] = runner
+            backend = "lcu"
         state.runners[backend] = runner
+        if backend != args.backend and args.backend == "auto" and backend == "lcu":
+            state.runners["opencl"] = runner      # later files of this command: the same
+    elif args.backend == "auto" and runner is state.runners.get("lcu"):
+        backend = "lcu"
     before = None
     if args.stats and hasattr(runner, "finish_stats"):
         # the runner serves every file of the command: report this file's share

@@ -556,8 +556,10 @@ class Session:
             self.runner()
         except _CannotRun as e:
             if self.backend == "auto":
-                self._error(f"nessie: note: {e}; running on the reference interpreter")
-                self.backend = "interp"
+                # the same fused λcu on the numpy kernel runner
+                self._error(f"nessie: note: {e}; running on the lcu backend (numpy)")
+                self.backend = "lcu"
+                self._runner = None
                 return True
             self._error(f"nessie: error: {e}")
             return False
@@ -584,7 +586,7 @@ class Session:
             except Exception as e:  # noqa: BLE001 - no OpenCL platform or device
                 self._runner = e
         if isinstance(self._runner, Exception):
-            raise _CannotRun(f"no OpenCL device: {self._runner}")
+            raise _CannotRun(str(self._runner))
         return self._runner
 
     def _run_compiled(self, mono_items: list) -> None:

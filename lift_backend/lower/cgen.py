@@ -403,9 +403,12 @@ class CGen:
             if is_float:
                 return f"pow({a[0]}, (double){a[1]})"
             ex = self.temp(t0, f"({ctype(t0)}){a[1]}")
+            # the base in a variable too: a literal base would make the check's `&&` have a
+            # constant operand, which clang warns about (PoCL: "1 warning generated.")
+            base = self.temp(t0, a[0])
             site = self.site(e, e.loc, MSG_DIV0)
-            self.emit(f"if ({ex} < 0 && {a[0]} == 0) {{ {self.err(site)} }}")
-            return f"({ex} < 0 ? nz_negpow_{sfx}({a[0]}, {ex}) : nz_ipow_{sfx}({a[0]}, {ex}))"
+            self.emit(f"if ({ex} < 0 && {base} == 0) {{ {self.err(site)} }}")
+            return f"({ex} < 0 ? nz_negpow_{sfx}({base}, {ex}) : nz_ipow_{sfx}({base}, {ex}))"
         if op in ("min", "max"):
             if is_float:
                 return f"nz_f{op}({a[0]}, {a[1]})"

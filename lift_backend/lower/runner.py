@@ -113,35 +113,11 @@ class Stats:
 def choose_device(spec: Optional[str] = None):
     """The OpenCL device for ``spec``: ``None``/``"auto"`` (``PYOPENCL_CTX`` if set, else a GPU if
     one is present, else the first CPU device — PoCL on a machine without a GPU), ``"cpu"``,
-    ``"gpu"`` or ``"P:D"`` (platform and device numbers, as ``PYOPENCL_CTX``)."""
-    import pyopencl as cl
-    try:
-        platforms = cl.get_platforms()
-    except cl.Error as e:
-        raise RuntimeError(f"no OpenCL platform found ({e})") from None
-    if spec in (None, "auto") and os.environ.get("PYOPENCL_CTX"):
-        spec = os.environ["PYOPENCL_CTX"]
-    devs = [(pi, di, d) for pi, p in enumerate(platforms) for di, d in enumerate(p.get_devices())]
-    if not devs:
-        raise RuntimeError("no OpenCL device found")
-    if spec in (None, "auto", ""):
-        gpus = [d for d in devs if d[2].type & cl.device_type.GPU]
-        return (gpus or devs)[0][2]
-    if spec in ("cpu", "gpu"):
-        want = cl.device_type.CPU if spec == "cpu" else cl.device_type.GPU
-        hits = [d for d in devs if d[2].type & want]
-        if not hits:
-            raise RuntimeError(f"no OpenCL {spec.upper()} device found (devices: "
-                               + ", ".join(f"{p}:{i} {d.name}" for p, i, d in devs) + ")")
-        return hits[0][2]
-    parts = spec.split(":")
-    try:
-        pi = int(parts[0])
-        di = int(parts[1]) if len(parts) > 1 and parts[1] != "" else 0
-        return platforms[pi].get_devices()[di]
-    except (ValueError, IndexError):
-        raise RuntimeError(f"no OpenCL device '{spec}' (devices: "
-                           + ", ".join(f"{p}:{i} {d.name}" for p, i, d in devs) + ")") from None
+    ``"gpu"`` or ``"P:D"`` (platform and device numbers, as ``PYOPENCL_CTX``); only devices that
+    can build a kernel of doubles are chosen (``lift_backend.devices``), else
+    :class:`~lift_backend.devices.NoUsableDevice` (a ``RuntimeError``) says why."""
+    from lift_backend.devices import choose
+    return choose(spec, fp64=True)
 
 
 class _Context:

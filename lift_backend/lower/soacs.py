@@ -284,10 +284,10 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
         sd = cname(soac.sd.name) if seg else None
 
         def is_start(i):
-            return f"({i} == (long){sd}_offsets[{sd}_ids[{i}]])"
+            return f"{i} == (long){sd}_offsets[{sd}_ids[{i}]]"
 
         def is_end(i):
-            return f"({i} == (long){sd}_offsets[{sd}_ids[{i}]] + {sd}_lengths[{sd}_ids[{i}]] - 1)"
+            return f"{i} == (long){sd}_offsets[{sd}_ids[{i}]] + {sd}_lengths[{sd}_ids[{i}]] - 1"
 
         # number the failing sites in the numpy runner's order (pull thunk, init, operator)
         # before the phases use them in another order (scratch code, thrown away)

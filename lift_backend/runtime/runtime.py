@@ -1,8 +1,9 @@
 """Running generated kernels with pyopencl.
 
-* Device choice: an explicit ``device`` (``"P:D"`` platform:device indices, or a
-  ``pyopencl.Device``), else ``PYOPENCL_CTX``, else the first device of the first platform
-  (PoCL on a machine without GPU).
+* Device choice (``lift_backend.devices``): an explicit ``device`` (``"P:D"`` platform:device
+  indices, ``cpu``, ``gpu`` or a ``pyopencl.Device``), else ``PYOPENCL_CTX``, else the first GPU,
+  else the first device (PoCL on a machine without GPU), among the devices that can build a
+  kernel.
 * PoCL: ``POCL_WORK_GROUP_METHOD=cbs`` is set before the first context is created, unless
   the variable is already set or the PoCL platform is older than 3.1 (which has no ``cbs``
   and would only warn and fall back to ``auto``; the wheel ``pocl-binary-distribution 3.0``
@@ -56,28 +57,11 @@ def _prepare_environment() -> None:
 
 
 def _pick_device(device=None):
-    import pyopencl as cl
-    if device is not None and not isinstance(device, str):
-        return device
-    spec = device if device is not None else os.environ.get("PYOPENCL_CTX")
-    platforms = cl.get_platforms()
-    if not platforms:
-        raise LiftRuntimeError("no OpenCL platform found (install pocl-binary-distribution for a CPU device)")
-    if spec:
-        parts = spec.split(":")
-        try:
-            p = platforms[int(parts[0])] if parts[0] != "" else platforms[0]
-            devs = p.get_devices()
-            d = devs[int(parts[1])] if len(parts) > 1 and parts[1] != "" else devs[0]
-            return d
-        except (ValueError, IndexError):
-            raise LiftRuntimeError(f"no OpenCL device {spec!r} (platforms: "
-                                   + "; ".join(f"{i}: {p.name}" for i, p in enumerate(platforms)) + ")")
-    for p in platforms:
-        devs = p.get_devices()
-        if devs:
-            return devs[0]
-    raise LiftRuntimeError("no OpenCL device found")
+    from ..devices import NoUsableDevice, choose
+    try:
+        return choose(device, fp64=False)
+    except NoUsableDevice as e:
+        raise LiftRuntimeError(str(e)) from None
 
 
 class Runtime:

@@ -496,7 +496,7 @@ def test_backend_that_cannot_start():
     out, err, rc = repl("1 + 2;\n", "--backend", "auto", "--device", "99:99")
     assert (out, rc) == ("it = 3 : int\n", 0)
     assert err.startswith("nessie: note: no OpenCL device") and \
-        err.rstrip().endswith("running on the reference interpreter")
+        err.rstrip().endswith("running on the lcu backend (numpy)")
 
 
 def test_int64_runs_on_the_interpreter():

@@ -71,7 +71,7 @@ kernel void v_KF1_0_chunks(
   double t3;
   if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_v2_n)) { NESSIE_ERR(errbase + 2); t3 = 0; } else t3 = (double)v_v2[(int)i];
   double t4 = (t3 * t2);
-    if ((i == (long)v_sd3_offsets[v_sd3_ids[i]])) {
+    if (i == (long)v_sd3_offsets[v_sd3_ids[i]]) {
   double t5 = ((0.0) + t4);
   double t6 = t5;
   acc0 = t6;
@@ -160,14 +160,14 @@ kernel void v_KF1_0_scan(
   double t4;
   if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_v2_n)) { NESSIE_ERR(errbase + 2); t4 = 0; } else t4 = (double)v_v2[(int)i];
   double t5 = (t4 * t3);
-    if ((i == (long)v_sd3_offsets[v_sd3_ids[i]])) {
+    if (i == (long)v_sd3_offsets[v_sd3_ids[i]]) {
   double t6 = (0.0);
   acc0 = t6;
     }
   double t7 = (acc0 + t5);
   double t8 = t7;
   acc0 = t8;
-    if ((i == (long)v_sd3_offsets[v_sd3_ids[i]] + v_sd3_lengths[v_sd3_ids[i]] - 1)) {
+    if (i == (long)v_sd3_offsets[v_sd3_ids[i]] + v_sd3_lengths[v_sd3_ids[i]] - 1) {
       out0[v_sd3_ids[i]] = acc0;
     }
   }
