@@ -158,7 +158,8 @@ Program
 top-level item (``let it : t = e`` for an expression).  ``prog.kernel(name)`` and
 ``prog.function(name)`` look definitions up.
 
-Helpers: :func:`free_vars` (free variable names of an expression), :func:`thunk_free_vars`,
+Helpers: :func:`free_vars` (free variable names of an expression), :func:`ordered_free_vars`
+(the same in order of first occurrence, thunks allowed), :func:`thunk_free_vars`,
 :func:`soac_reads` (variables a SOAC reads: the PDG's data edges) and small constructors
 (:func:`var`, :func:`param`, :func:`const`, :func:`prim`, :func:`seg_count`, :func:`seg_total`,
 ...).
@@ -787,15 +788,27 @@ class Program(Node):
 
 def free_vars(e: Exp) -> frozenset[str]:
     """Names of the variables occurring free in an expression (Let/Block binders respected)."""
-    out: set[str] = set()
+    out: dict[str, None] = {}
     _fv(e, frozenset(), out)
     return frozenset(out)
 
 
-def _fv(e: Exp, bound: frozenset[str], out: set[str]) -> None:
+def ordered_free_vars(*nodes: "Exp | Thunk", bound: frozenset[str] = frozenset()) -> list[str]:
+    """Names of the variables occurring free in ``nodes`` (expressions or thunks, whose
+    parameters are bound), in order of first occurrence: the flattener's lambda lifting names
+    kernel parameters in this order."""
+    out: dict[str, None] = {}
+    for n in nodes:
+        _fv(n, bound, out)
+    return list(out)
+
+
+def _fv(e: Exp, bound: frozenset[str], out: dict[str, None]) -> None:
+    """The one free-variable walk over λcu expressions (CPU and GPU level) and thunks; ``out``
+    is an insertion-ordered set."""
     if isinstance(e, Var):
         if e.name not in bound:
-            out.add(e.name)
+            out[e.name] = None
     elif isinstance(e, (Const, Error)):
         pass
     elif isinstance(e, Tuple):
@@ -826,6 +839,8 @@ def _fv(e: Exp, bound: frozenset[str], out: set[str]) -> None:
             _fv(bind.rhs, b, out)
             b = b | set(bind.names)
         _fv(e.result, b, out)
+    elif isinstance(e, Thunk):
+        _fv(e.body, bound | {p.name for p in e.params}, out)
     elif isinstance(e, VecLit):
         for x in e.elems:
             _fv(x, bound, out)
@@ -839,7 +854,7 @@ def _fv(e: Exp, bound: frozenset[str], out: set[str]) -> None:
 
 def thunk_free_vars(t: Thunk) -> frozenset[str]:
     """Free variables of a thunk body minus its parameters (must be a subset of ``using``)."""
-    return free_vars(t.body) - {p.name for p in t.params}
+    return frozenset(ordered_free_vars(t))
 
 
 def soac_reads(s: Soac) -> frozenset[str]:
@@ -953,7 +968,8 @@ __all__ = [
     "Thunk",
     "Soac", "Map", "Permute", "Scatter", "Reduce", "Scan", "Filter", "Partition", "Once", "Rank",
     "SegReduce", "SegScan", "SegFilter", "SegPartition", "SegPermute", "SegRank", "SOAC_CLASSES",
-    "KBind", "Kernel", "Function", "Program", "free_vars", "thunk_free_vars", "soac_reads",
+    "KBind", "Kernel", "Function", "Program", "free_vars", "ordered_free_vars",
+    "thunk_free_vars", "soac_reads",
     "kernel_runs", "var", "param", "const", "prim", "seg_count", "seg_total", "empty_vec",
     "UNIT_CONST",
 ]

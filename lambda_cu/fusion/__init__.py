@@ -36,6 +36,7 @@ import os
 import time
 from dataclasses import dataclass, field
 from .. import ir
+from ..dead_code import drop_dead_bindings, drop_unused_kernels
 from ..types import BoolT, CharT, FloatT, IntT, VecT
 from . import ilp
 from .dot import function_to_dot, pdg_to_dot, report_to_dots
@@ -213,6 +214,14 @@ DEFAULT_BUDGET = _env_float("NESSIE_FUSION_BUDGET", 30.0)
 DEFAULT_WINDOW = int(_env_float("NESSIE_FUSION_WINDOW", 200))
 
 
+def _KEEP_RUNS(kernel: str) -> bool:
+    """Fusion's dead-code policy (``lambda_cu.dead_code``): the CPU bindings fusion left unused
+    (``n = #xs`` once the size comes from the producer) go, every kernel run stays (dropping
+    the runs of total kernels whose results became unused would save launches, but changes
+    the fused programs: not done yet)."""
+    return False
+
+
 class _Fuser:
     def __init__(self, prog: ir.Program, time_limit: float, solver, budget: float = DEFAULT_BUDGET,
                  window: int = DEFAULT_WINDOW):
@@ -317,7 +326,7 @@ class _Fuser:
             items.append((max(members), run_bind, frozenset(members)))
         new_binds = _order_items(items)
         if not all_outputs:
-            new_binds = _drop_dead_cpu(new_binds, result)
+            new_binds = drop_dead_bindings(new_binds, result, _KEEP_RUNS, nested=False)
         before = sum(_kernel_traffic(self.kernels[r.bind.rhs.kernel]) for r in pdg.runs.values())
         after = sum(_kernel_traffic(self.kernels[b.rhs.kernel]) for b in new_binds
                     if isinstance(b.rhs, ir.Run) and b.rhs.kernel in self.kernels)
@@ -375,23 +384,6 @@ class _Fuser:
         return tuple(out)
 
 
-_TRIVIAL = (ir.Var, ir.Const, ir.Length, ir.SegVec)
-
-
-def _drop_dead_cpu(binds: tuple, result) -> tuple:
-    """Remove CPU bindings of trivially pure values (``n = #xs`` ...) that fusion left unused."""
-    binds = list(binds)
-    while True:
-        live = set(ir.free_vars(result)) if result is not None else set()
-        for b in binds:
-            live |= ir.free_vars(b.rhs)
-        dead = [b for b in binds if b.params and isinstance(b.rhs, _TRIVIAL)
-                and not any(n in live for n in b.names)]
-        if not dead:
-            return tuple(binds)
-        binds = [b for b in binds if not any(b is d for d in dead)]
-
-
 def _order_items(items) -> tuple:
     """Stable topological order of the region's bindings (data dependencies; ties by the
     original position, clusters at the position of their last member)."""
@@ -420,20 +412,6 @@ def _order_items(items) -> tuple:
     return tuple(out)
 
 
-def _used_kernels(prog: ir.Program) -> set[str]:
-    used: set[str] = set()
-
-    def go(x: ir.Exp):
-        if isinstance(x, ir.Run):
-            used.add(x.kernel)
-        return None
-    for f in prog.functions:
-        rewrite_exp(f.body, go)
-    for b in prog.main:
-        rewrite_exp(b.rhs, go)
-    return used
-
-
 def fuse_program(prog: ir.Program, *, time_limit: float = ilp.DEFAULT_TIME_LIMIT,
                  solver="cbc", budget: float = None, window: int = None) -> FusionResult:
     """Fuse the kernels of every control region of ``prog`` (see the module docstring)."""
@@ -448,9 +426,7 @@ def fuse_program(prog: ir.Program, *, time_limit: float = ilp.DEFAULT_TIME_LIMIT
     if main:
         main = fz.region("main", "main", main, None, True)
     kernels = tuple(fz.kernels.values())
-    new = ir.Program(kernels, tuple(functions), main)
-    used = _used_kernels(new)
-    new = dataclasses.replace(new, kernels=tuple(k for k in kernels if k.name in used))
+    new = drop_unused_kernels(ir.Program(kernels, tuple(functions), main))
     reports = []
     for owner, regs in fz.reports.items():
         fb = [r.schedule.fallback_reason for r in regs if r.schedule.fallback]

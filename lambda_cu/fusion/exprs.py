@@ -287,7 +287,7 @@ def can_fail(e: ir.Exp) -> bool:
 def fails_located(e: ir.Exp) -> bool:
     """Does ``e`` contain a *check*: a subscript or primitive with a source location (the NESL
     runtime errors), or an error?  Subscripts without a location are the flattener's own
-    gathers, in range by construction (the convention of ``nessie.flatten.cleanup``)."""
+    gathers, in range by construction (the convention of ``lambda_cu.dead_code``)."""
     bad = [False]
 
     def go(x):

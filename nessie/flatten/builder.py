@@ -13,62 +13,17 @@ blocks) are immutable λcu values.
 from __future__ import annotations
 
 import dataclasses
-from typing import Optional, Sequence
+from typing import Sequence
 
 from lambda_cu import ir
 from lambda_cu.types import INT, SD, IntT, SegDesT, Type, VecT, tuple_of
 
 
 # ----------------------------------------------------------------------------- GPU expressions
-def ordered_free_vars(e, bound: frozenset = frozenset(), out: Optional[list] = None) -> list:
-    """Free variable names of an expression in order of first occurrence."""
-    if out is None:
-        out = []
-    if isinstance(e, ir.Var):
-        if e.name not in bound and e.name not in out:
-            out.append(e.name)
-    elif isinstance(e, (ir.Const, ir.Error)):
-        pass
-    elif isinstance(e, ir.Tuple):
-        for x in e.elems:
-            ordered_free_vars(x, bound, out)
-    elif isinstance(e, ir.Proj):
-        ordered_free_vars(e.tup, bound, out)
-    elif isinstance(e, (ir.PrimOp, ir.Run, ir.Call)):
-        for x in e.args:
-            ordered_free_vars(x, bound, out)
-    elif isinstance(e, ir.SegVec):
-        ordered_free_vars(e.sd, bound, out)
-    elif isinstance(e, ir.Length):
-        ordered_free_vars(e.vec, bound, out)
-    elif isinstance(e, ir.Index):
-        ordered_free_vars(e.vec, bound, out)
-        ordered_free_vars(e.idx, bound, out)
-    elif isinstance(e, ir.If):
-        ordered_free_vars(e.cond, bound, out)
-        ordered_free_vars(e.then, bound, out)
-        ordered_free_vars(e.else_, bound, out)
-    elif isinstance(e, ir.Let):
-        ordered_free_vars(e.rhs, bound, out)
-        ordered_free_vars(e.body, bound | {v.name for v in e.vars}, out)
-    elif isinstance(e, ir.Thunk):
-        ordered_free_vars(e.body, bound | {p.var.name for p in e.params}, out)
-    elif isinstance(e, ir.MakeSegDes):
-        ordered_free_vars(e.lengths, bound, out)
-    elif isinstance(e, ir.VecLit):
-        for x in e.elems:
-            ordered_free_vars(x, bound, out)
-    elif isinstance(e, ir.Check):
-        ordered_free_vars(e.cond, bound, out)
-    else:
-        raise TypeError(f"unexpected node {e!r}")
-    return out
-
-
 def thunk(params: Sequence[tuple[str, Type]], body: ir.Exp) -> ir.Thunk:
     """A thunk whose ``using`` list is exactly its free variables (in order of occurrence)."""
     ps = tuple(ir.Param(ir.Var(n), t) for n, t in params)
-    using = ordered_free_vars(body, frozenset(n for n, _ in params))
+    using = ir.ordered_free_vars(body, bound=frozenset(n for n, _ in params))
     return ir.Thunk(ps, body, tuple(ir.Var(u) for u in using))
 
 
@@ -92,18 +47,16 @@ def rename(node, mapping: dict):
 
 
 def _soac_free_vars(s: ir.Soac) -> list:
-    out: list = []
+    """The host variables a SOAC reads, in order of first occurrence (its thunks, its size /
+    descriptor / init expressions, field by field)."""
+    nodes: list = []
     for f in dataclasses.fields(s):
         v = getattr(s, f.name)
-        if isinstance(v, ir.Thunk):
-            ordered_free_vars(v, frozenset(), out)
-        elif isinstance(v, ir.Exp):
-            ordered_free_vars(v, frozenset(), out)
+        if isinstance(v, (ir.Thunk, ir.Exp)):
+            nodes.append(v)
         elif isinstance(v, tuple):
-            for x in v:
-                if isinstance(x, ir.Exp):
-                    ordered_free_vars(x, frozenset(), out)
-    return out
+            nodes.extend(x for x in v if isinstance(x, ir.Exp))
+    return ir.ordered_free_vars(*nodes)
 
 
 def _param_prefix(t: Type) -> str:

@@ -124,7 +124,7 @@ class Flattener:
                 items.append(TopItem("data", (it.name,), None, (), it))
             else:
                 items.append(TopItem("set", (), None, (), it))
-        from .cleanup import eliminate_dead_code
+        from lambda_cu.dead_code import eliminate_dead_code
         prog = eliminate_dead_code(
             ir.Program(tuple(self.b.kernels), tuple(self.functions.values()), tuple(main)))
         return FlatProgram(prog, tuple(items), self.tm, dict(self.externs),
