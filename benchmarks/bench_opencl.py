@@ -159,7 +159,16 @@ def examples(args) -> int:
     root = Path(__file__).resolve().parents[1] / "nesl_examples"
     runner_dev = OpenCLRunner(args.device).device
     rows = []
-    for path in sorted(root.glob("*.nesl")):
+    paths = sorted(root.glob("*.nesl"))
+    if args.only:
+        wanted = args.only.split(",")
+        unknown = [w for w in wanted if not (root / f"{w}.nesl").is_file()]
+        if unknown:
+            print(f"bench_opencl.py: error: no example {', '.join(unknown)} in nesl_examples/",
+                  file=sys.stderr)
+            return 1
+        paths = [p for p in paths if p.stem in wanted]
+    for path in paths:
         c = driver.compile_file(str(path))
         row = {"example": path.stem}
         for fuse in (False, True):
@@ -186,7 +195,10 @@ def examples(args) -> int:
     os.makedirs(args.out, exist_ok=True)
     dev = f"{runner_dev.name.strip()} ({runner_dev.platform.name.strip()})"
     with open(os.path.join(args.out, "examples.json"), "w") as f:
-        json.dump({"device": dev, "rows": rows}, f, indent=2)
+        json.dump({"device": dev, "rows": rows,
+                   "totals": {k: sum(r[k] for r in rows) for k in
+                              ("unfused_launches", "fused_launches", "unfused_s", "fused_s",
+                               "saved_s")}}, f, indent=2)
     lines = [f"Device: {dev}", "",
              "| example | device launches unfused | fused | time unfused | fused | saved by fusion |",
              "|---|---|---|---|---|---|"]
@@ -194,6 +206,11 @@ def examples(args) -> int:
         lines.append(f"| {r['example']} | {r['unfused_launches']} | {r['fused_launches']} | "
                      f"{r['unfused_s'] * 1e3:.1f} ms | {r['fused_s'] * 1e3:.1f} ms | "
                      f"{r['saved_s'] * 1e3:+.1f} ms |")
+    tot = {k: sum(r[k] for r in rows) for k in ("unfused_launches", "fused_launches",
+                                                  "unfused_s", "fused_s", "saved_s")}
+    lines.append(f"| total | {tot['unfused_launches']} | {tot['fused_launches']} | "
+                 f"{tot['unfused_s'] * 1e3:.1f} ms | {tot['fused_s'] * 1e3:.1f} ms | "
+                 f"{tot['saved_s'] * 1e3:+.1f} ms |")
     with open(os.path.join(args.out, "examples.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
     print("\n".join(lines))
@@ -225,7 +242,8 @@ def main(argv=None) -> int:
     ap.add_argument("--device", default=None)
     ap.add_argument("--scale", type=float, default=1.0, help="multiply every size by this")
     ap.add_argument("--repeat", type=int, default=5)
-    ap.add_argument("--only", default=None, help="comma-separated workloads")
+    ap.add_argument("--only", default=None,
+                    help="comma-separated workloads (with --examples: example names, e.g. dotp,quickhull)")
     ap.add_argument("--out", default="benchmarks/out")
     ap.add_argument("--examples", action="store_true",
                     help="instead: every program in nesl_examples/, fused vs unfused (device "
@@ -261,7 +279,10 @@ def main(argv=None) -> int:
     os.makedirs(args.out, exist_ok=True)
     dev = f"{runner.device.name.strip()} ({runner.device.platform.name.strip()})"
     with open(os.path.join(args.out, "bench.json"), "w") as f:
-        json.dump({"device": dev, "rows": rows}, f, indent=2)
+        json.dump({"device": dev, "rows": rows,
+                   "totals": {k: sum(r[k] for r in rows) for k in
+                              ("unfused_launches", "fused_launches", "unfused_s", "fused_s",
+                               "saved_s")}}, f, indent=2)
     lines = [f"Device: {dev}", "",
              "| workload | n | fused | unfused | device launches fused/unfused | peer | peer time | fused/peer |",
              "|---|---|---|---|---|---|---|---|"]

@@ -557,7 +557,7 @@ class Session:
         except _CannotRun as e:
             if self.backend == "auto":
                 # the same fused λcu on the numpy kernel runner
-                self._error(f"nessie: note: {e}; running on the lcu backend (numpy)")
+                self._error(f"nessie: note: running on the lcu backend (numpy): {e}")
                 self.backend = "lcu"
                 self._runner = None
                 return True
