@@ -65,7 +65,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="opencl: flattened (and fused) λcu lowered to OpenCL kernels run on the "
                         "device; lcu: the same λcu on the numpy kernel runner; interp: the "
                         "reference interpreter; auto (default): opencl when the program is within "
-                        "the flattener's coverage, else interp (said on stderr)")
+                        "the flattener's coverage, else interp, and lcu when no OpenCL device "
+                        "can build kernels (each said on stderr)")
     r.add_argument("--device", default=None, metavar="DEV",
                    help="OpenCL device for --backend opencl: cpu, gpu or P:D (platform:device "
                         "numbers); default: PYOPENCL_CTX if set, else a GPU if present, else the "

@@ -916,8 +916,9 @@ def _arg_parser() -> argparse.ArgumentParser:
     ap.add_argument("--backend", choices=BACKENDS, default="auto",
                     help="where expressions run, as for nessie run: opencl (OpenCL kernels), "
                          "lcu (numpy kernels), interp (the reference interpreter); auto "
-                         "(default): opencl, and the interpreter (with a note) for what opencl "
-                         "cannot run")
+                         "(default): opencl, the interpreter (with a note) for what opencl "
+                         "cannot run, and lcu (with a note) when no OpenCL device can build "
+                         "kernels")
     ap.add_argument("--device", default=None, metavar="DEV",
                     help="OpenCL device: cpu, gpu or P:D (default: PYOPENCL_CTX, else a GPU, "
                          "else the CPU)")

@@ -64,6 +64,16 @@ def test_fallback_is_said_once_and_stats_name_the_backend():
     assert len(re.findall(r"^nessie: backend lcu, fused: ", err, re.M)) == 2, err
 
 
+def test_help_of_backend_says_when_auto_falls_back():
+    for cmd in ([sys.executable, "-m", "nessie", "run", "--help"],
+                [sys.executable, "-m", "nessie.repl", "--help"]):
+        p = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=60)
+        assert p.returncode == 0
+        assert "lcu (with a note) when no OpenCL device can build kernels" in " ".join(
+            p.stdout.split()) or "and lcu when no OpenCL device can build kernels" in " ".join(
+            p.stdout.split()), p.stdout
+
+
 def test_explicit_opencl_backend_is_an_error_not_a_fallback():
     out, err, rc = nessie_broken("run", "--backend", "opencl", str(SPARSE))
     assert (out, rc) == ("", 1)
