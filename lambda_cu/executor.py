@@ -32,8 +32,6 @@ error first, exactly where the numpy runner would have raised it.
 """
 from __future__ import annotations
 
-import sys
-import threading
 from collections import Counter
 from typing import Any, Callable, Optional
 
@@ -41,48 +39,27 @@ import numpy as np
 
 from . import ir
 from .errors import LcuRuntimeError
+from .support import run_deep
 from .values import dtype_of
 
-_STACK_BYTES = 512 * 1024 * 1024
-_RECURSION_LIMIT = 1_000_000
 #: a program whose recursion exhausts the big stack fails with this (the driver locates it at
 #: the top-level expression being evaluated, as the reference interpreter does)
 MSG_RECURSION = "RUNTIME ERROR: recursion too deep."
 
 
 def on_big_stack(fn: Callable[[], Any]) -> Any:
-    """Run ``fn`` on a thread with a large stack and a raised recursion limit (both restored
-    afterwards); exceptions are re-raised in the caller's thread."""
-    import numpy as np
-
-    box: dict[str, Any] = {}
-
-    def target() -> None:
+    """Run ``fn`` on a big stack (``lambda_cu.support.run_deep``) with numpy's floating-point
+    warnings off; a program whose recursion exhausts it fails with ``MSG_RECURSION``."""
+    def guarded() -> Any:
         deep = False
         try:
             with np.errstate(all="ignore"):
-                box["value"] = fn()
+                return fn()
         except RecursionError:
             deep = True       # raised once the traceback's frames are freed
-        except BaseException as exc:  # re-raised in the caller's thread
-            box["error"] = exc
         if deep:
-            box["error"] = LcuRuntimeError(None, MSG_RECURSION)
-
-    old_stack, old_limit = threading.stack_size(), sys.getrecursionlimit()
-    try:
-        sys.setrecursionlimit(max(old_limit, _RECURSION_LIMIT))
-        threading.stack_size(_STACK_BYTES)
-        t = threading.Thread(target=target, name="lcu-exec")
-        t.start()
-        threading.stack_size(old_stack)
-        t.join()
-    finally:
-        threading.stack_size(old_stack)
-        sys.setrecursionlimit(old_limit)
-    if "error" in box:
-        raise box["error"]
-    return box.get("value")
+            raise LcuRuntimeError(None, MSG_RECURSION)
+    return run_deep(guarded, "lcu-exec")
 
 
 class Executor:

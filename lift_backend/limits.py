@@ -3,7 +3,8 @@
 The stages of the compiler (type inference, address spaces, allocation, barrier
 elimination, code generation, the printers) walk programs recursively, a few Python frames per
 level of nesting.  Rather than rewriting each of them iteratively, the backend (the same idea
-as Nessie's front end, with code of its own: ``lift_backend`` imports no ``nessie`` module)
+as Nessie's front end; the big-stack runner and the environment reader are the ones of
+``lambda_cu.support``, since ``lift_backend`` imports no ``nessie`` module)
 
 * bounds the nesting of a ``.lift`` file: a construct nested more than :data:`MAX_EXPR_DEPTH`
   levels deep is a located syntax error, ``expression too deep`` (counted by the parser, which
@@ -31,43 +32,25 @@ over nested arrays, so this also bounds nested maps (256 nested maps compile in 
 """
 from __future__ import annotations
 
-import os
-import sys
-import threading
-from typing import Any, Callable
+from lambda_cu.support import RECURSION_LIMIT, STACK_SIZE, env_positive, run_deep
 
 __all__ = ["MAX_EXPR_DEPTH", "MAX_TYPE_DEPTH", "MAX_ITERATE_UNROLL", "STACK_SIZE", "RECURSION_LIMIT", "INT_MAX", "run_deep",
            "expression_too_deep", "type_too_deep", "TOO_DEEP_TO_COMPILE"]
 
 
-def _env_int(name: str, default: int) -> int:
-    try:
-        value = int(os.environ.get(name, default))
-    except ValueError:
-        return default
-    return value if value > 0 else default
-
-
 #: the deepest nesting of a ``.lift`` construct (see the module docstring)
-MAX_EXPR_DEPTH = _env_int("LIFT_MAX_EXPR_DEPTH", 10_000)
+MAX_EXPR_DEPTH = env_positive("LIFT_MAX_EXPR_DEPTH", 10_000)
 #: the deepest nesting of array and tuple types (``[[float]N]M`` is 2 levels; each map of
 #: nested maps needs one): the generated C names of nested tuples grow with their depth
-MAX_TYPE_DEPTH = _env_int("LIFT_MAX_TYPE_DEPTH", 256)
+MAX_TYPE_DEPTH = env_positive("LIFT_MAX_TYPE_DEPTH", 256)
 #: the most iterations of an ``iterate`` whose body changes the length (their lengths are
 #: computed at compile time; halving or doubling reaches the int limits within 32)
-MAX_ITERATE_UNROLL = _env_int("LIFT_MAX_ITERATE_UNROLL", 1024)
-#: stack of the thread :func:`run_deep` starts (address space; pages are used as touched)
-STACK_SIZE = 512 * 1024 * 1024
-#: Python recursion limit while the stages run
-RECURSION_LIMIT = 1_000_000
+MAX_ITERATE_UNROLL = env_positive("LIFT_MAX_ITERATE_UNROLL", 1024)
 #: the largest array length, size and NDRange dimension: generated kernels index with ``int``
 INT_MAX = 2 ** 31 - 1
 #: message of the safety net when a program within the limit still exhausts the recursion budget
 TOO_DEEP_TO_COMPILE = ("program too deep to compile: it exhausts the compiler's recursion budget "
                        "(lower LIFT_MAX_EXPR_DEPTH or split the program)")
-
-_local = threading.local()
-
 
 def expression_too_deep(limit: int = None) -> str:
     limit = MAX_EXPR_DEPTH if limit is None else limit
@@ -79,38 +62,3 @@ def type_too_deep(limit: int = None) -> str:
     limit = MAX_TYPE_DEPTH if limit is None else limit
     return (f"type too deep: array and tuple types nested more than {limit} levels (the Lift "
             f"backend's limit, LIFT_MAX_TYPE_DEPTH)")
-
-
-def run_deep(fn: Callable[[], Any]) -> Any:
-    """``fn()`` on a thread with a large stack and a raised recursion limit; its result is
-    returned and its exception re-raised here.  Called from such a thread it just calls ``fn``."""
-    if getattr(_local, "deep", False):
-        return fn()
-    box: dict = {}
-
-    def target() -> None:
-        _local.deep = True
-        try:
-            box["value"] = fn()
-        except BaseException as exc:  # noqa: BLE001 - re-raised in the calling thread
-            box["error"] = exc
-
-    old_limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(old_limit, RECURSION_LIMIT))
-    try:
-        old_size = threading.stack_size()
-        threading.stack_size(STACK_SIZE)
-        try:
-            thread = threading.Thread(target=target, name="lift-deep", daemon=True)
-            thread.start()
-        except RuntimeError:          # no room for the big stack: run here, with the usual limit
-            sys.setrecursionlimit(old_limit)
-            return fn()
-        finally:
-            threading.stack_size(old_size)
-        thread.join()
-    finally:
-        sys.setrecursionlimit(old_limit)
-    if "error" in box:
-        raise box.pop("error")
-    return box.get("value")

@@ -7,8 +7,9 @@ level of nesting.  Rather than rewriting each of them iteratively, Nessie
 * bounds the nesting of a program: an expression nested more than :data:`MAX_EXPR_DEPTH` levels
   deep is a located compile error, ``expression too deep`` (checked iteratively right after
   parsing, see :func:`depth_errors`); and
-* runs the stages under :func:`run_deep`: on a thread with a large stack (:data:`STACK_SIZE`)
-  and a raised recursion limit (:data:`RECURSION_LIMIT`), so that every stage handles the
+* runs the stages under :func:`run_deep` (``lambda_cu.support``, the one big-stack runner of
+  every package): on a thread with a large stack (:data:`STACK_SIZE`) and a raised recursion
+  limit (:data:`RECURSION_LIMIT`), so that every stage handles the
   documented depth with a wide margin (measured: each stage takes fewer than 20 frames a level,
   so a depth of 1000 needs well under 5% of the recursion limit).
 
@@ -38,86 +39,22 @@ one runtime error whose occurrence may differ between backends.
 """
 from __future__ import annotations
 
-import ctypes
 import dataclasses
-import os
-import sys
-import threading
-from typing import Any, Callable, Optional
+from typing import Optional
 
+from lambda_cu.support import RECURSION_LIMIT, STACK_SIZE, env_positive, run_deep
 from nessie.diagnostics import Span
 
 __all__ = ["MAX_EXPR_DEPTH", "STACK_SIZE", "RECURSION_LIMIT", "RECURSION_TOO_DEEP", "OUT_OF_MEMORY",
            "run_deep", "depth_errors", "expression_too_deep"]
 
 
-def _env_int(name: str, default: int) -> int:
-    try:
-        value = int(os.environ.get(name, default))
-    except ValueError:
-        return default
-    return value if value > 0 else default
-
-
 #: the deepest nesting of an expression (see the module docstring)
-MAX_EXPR_DEPTH = _env_int("NESSIE_MAX_EXPR_DEPTH", 1000)
-#: stack of the threads :func:`run_deep` starts (address space; pages are used as touched)
-STACK_SIZE = 512 * 1024 * 1024
-#: Python recursion limit while a deep computation runs
-RECURSION_LIMIT = 1_000_000
+MAX_EXPR_DEPTH = env_positive("NESSIE_MAX_EXPR_DEPTH", 1000)
 #: the runtime error every backend reports when a program's recursion exhausts the stack
 RECURSION_TOO_DEEP = "RUNTIME ERROR: recursion too deep."
 #: the runtime error every backend reports when a program's values do not fit in memory
 OUT_OF_MEMORY = "RUNTIME ERROR: out of memory."
-
-_local = threading.local()
-
-
-def in_deep_thread() -> bool:
-    return getattr(_local, "deep", False)
-
-
-def run_deep(fn: Callable[[], Any]) -> Any:
-    """``fn()`` on a thread with a large stack and a raised recursion limit; its result is
-    returned and its exception re-raised here.  Called from such a thread it just calls
-    ``fn``.  Ctrl-C while waiting raises KeyboardInterrupt in ``fn`` and here."""
-    if in_deep_thread():
-        return fn()
-    box: dict = {}
-
-    def target() -> None:
-        _local.deep = True
-        try:
-            box["value"] = fn()
-        except BaseException as exc:  # noqa: BLE001 - re-raised in the calling thread
-            box["error"] = exc
-
-    old_limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(old_limit, RECURSION_LIMIT))
-    try:
-        old_size = threading.stack_size()
-        threading.stack_size(STACK_SIZE)
-        try:
-            thread = threading.Thread(target=target, name="nessie-deep", daemon=True)
-            thread.start()
-        finally:
-            threading.stack_size(old_size)
-        try:
-            thread.join()
-        except KeyboardInterrupt:
-            # stop fn where it is (between two bytecodes); a thread blocked in C (waiting
-            # for a thread of its own) is left behind: it is a daemon, gone at exit
-            ctypes.pythonapi.PyThreadState_SetAsyncExc(
-                ctypes.c_ulong(thread.ident), ctypes.py_object(KeyboardInterrupt))
-            thread.join(1.0)
-            raise
-    finally:
-        sys.setrecursionlimit(old_limit)
-    if "error" in box:
-        err = box.pop("error")
-        raise err
-    return box.get("value")
-
 
 def expression_too_deep(limit: Optional[int] = None) -> str:
     limit = MAX_EXPR_DEPTH if limit is None else limit

@@ -32,10 +32,10 @@ Public API
 from __future__ import annotations
 
 import dataclasses
-import os
 import time
 from dataclasses import dataclass, field
 from .. import ir
+from ..support import env_positive
 from ..dead_code import drop_dead_bindings, drop_unused_kernels
 from ..types import BoolT, CharT, FloatT, IntT, VecT
 from . import ilp
@@ -200,18 +200,10 @@ def _normalise_lengths(pdg: RegionPDG) -> tuple:
     return tuple(out)
 
 
-def _env_float(name: str, default: float) -> float:
-    try:
-        v = float(os.environ.get(name, default))
-    except ValueError:
-        return default
-    return v if v > 0 else default
-
-
 #: seconds of fusion per program before the remaining regions are left unfused
-DEFAULT_BUDGET = _env_float("NESSIE_FUSION_BUDGET", 30.0)
+DEFAULT_BUDGET = env_positive("NESSIE_FUSION_BUDGET", 30.0, float)
 #: the most λcu run sites fused together in one ILP (larger regions are cut into windows)
-DEFAULT_WINDOW = int(_env_float("NESSIE_FUSION_WINDOW", 200))
+DEFAULT_WINDOW = int(env_positive("NESSIE_FUSION_WINDOW", 200, float))
 
 
 def _KEEP_RUNS(kernel: str) -> bool:

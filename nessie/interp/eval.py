@@ -26,8 +26,6 @@ functions work.
 
 from __future__ import annotations
 
-import sys
-import threading
 import time
 from typing import Any, Callable, TextIO
 
@@ -43,11 +41,6 @@ from .vtypes import Datatypes
 Env = dict
 Code = Callable[[Env], Any]
 Binder = Callable[[Any, Env], None]
-
-#: stack size of the thread running a program, and its recursion limit
-STACK_SIZE = 1 << 29
-RECURSION_LIMIT = 1_000_000
-
 
 class FunctionCell:
     """A user function's compiled code, filled in when its definition is compiled."""
@@ -439,29 +432,10 @@ class Interpreter:
 
 
 def _in_big_thread(fn: Callable[[], Any]) -> Any:
-    """Run ``fn`` in a thread with a large stack and recursion limit; re-raise its error."""
-    result: dict[str, Any] = {}
-
-    def target() -> None:
-        try:
-            result["value"] = fn()
-        except BaseException as exc:  # noqa: BLE001 - handed to the calling thread
-            result["error"] = exc
-
-    old_limit = sys.getrecursionlimit()
-    old_size = threading.stack_size()
-    sys.setrecursionlimit(max(old_limit, RECURSION_LIMIT))
-    threading.stack_size(STACK_SIZE)
-    try:
-        thread = threading.Thread(target=target, name="nesl-interp")
-        thread.start()
-    finally:
-        threading.stack_size(old_size)
-    thread.join()
-    sys.setrecursionlimit(old_limit)
-    if "error" in result:
-        raise result["error"]
-    return result.get("value")
+    """Run ``fn`` on the big stack of every stage (``nessie.limits.run_deep``); re-raise its
+    error."""
+    from nessie.limits import run_deep
+    return run_deep(fn, "nesl-interp")
 
 
 def run_program(program: Any, sem: Semantics = DEFAULT_SEMANTICS,

@@ -4,7 +4,10 @@
   ``lift_backend`` — kernel runners are passed in;
 * ``nessie/interp`` (the reference interpreter, the semantic oracle) imports neither
   ``nessie/flatten`` nor ``lambda_cu`` — so differential tests compare two implementations;
-* ``lift_backend`` imports no ``nessie`` module.
+* ``lift_backend`` imports no ``nessie`` module;
+* ``lambda_cu/support.py`` (the big-stack runner and the environment reader that every package
+  uses: ``lambda_cu`` is the lowest layer ``nessie`` and ``lift_backend`` may both import)
+  imports nothing of the project.
 
 Every import counts, also those inside functions."""
 from __future__ import annotations
@@ -44,6 +47,29 @@ def test_layering(folder, forbidden):
             if any(mod == p or mod.startswith(p + ".") for p in forbidden):
                 bad.append(f"{f.relative_to(ROOT)}:{line}: imports {mod}")
     assert not bad, "layering violated:\n" + "\n".join(bad)
+
+
+def test_support_is_the_bottom_layer():
+    path = ROOT / "lambda_cu" / "support.py"
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    relative = [n.lineno for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level]
+    project = [(line, mod) for line, mod in imports_of(path)
+               if mod.split(".")[0] in ("nessie", "lambda_cu", "lift_backend")]
+    assert not relative and not project, (relative, project)
+
+
+#: the one big-stack runner is ``lambda_cu.support.run_deep``; the REPL keeps its own thread
+#: (it waits for an interrupted computation to stop before the next input)
+BIG_STACK_FILES = {"lambda_cu/support.py", "nessie/repl.py"}
+
+
+def test_one_big_stack_runner():
+    found = set()
+    for pkg in ("nessie", "lambda_cu", "lift_backend"):
+        for f in sorted((ROOT / pkg).rglob("*.py")):
+            if "threading.stack_size(" in f.read_text(encoding="utf-8"):
+                found.add(str(f.relative_to(ROOT)))
+    assert found == BIG_STACK_FILES
 
 
 # ------------------------------------------------------------------------------------------------
