@@ -13,6 +13,11 @@
   ``cbs`` (continuation-based synchronisation) method handles them correctly.  The code
   generator also never emits a barrier that some work-items of a group skip (it refuses
   to), which is the root of those failures; all kernels are differential-tested on PoCL.
+  This is the one write to the process environment in the code base, and it stays one
+  (issue 13): PoCL reads its options with ``getenv`` in the process, OpenCL has no per-context
+  or per-build way to pass them, so the setting cannot be a value handed to the runtime; it
+  is written once, only if unset, before the first context is made (``Runtime.__init__``),
+  and a user's own setting wins.
 * Programs are built once per (device, source) and cached; a failed build raises a
   :class:`~lift_backend.errors.LiftRuntimeError` that shows the build log.
 * ``double`` kernels are refused on devices without ``cl_khr_fp64`` with a clear message.
@@ -51,7 +56,9 @@ def _pocl_supports_cbs() -> bool:
 
 
 def _prepare_environment() -> None:
-    """Set ``POCL_WORK_GROUP_METHOD=cbs`` (see the module documentation) if possible."""
+    """Set ``POCL_WORK_GROUP_METHOD=cbs`` (see the module documentation) if possible: PoCL
+    reads it from the process environment, so this must be ``os.environ`` and must happen
+    before the first OpenCL context is created."""
     if "POCL_WORK_GROUP_METHOD" not in os.environ and _pocl_supports_cbs():
         os.environ["POCL_WORK_GROUP_METHOD"] = "cbs"
 

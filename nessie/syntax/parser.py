@@ -22,6 +22,8 @@ Grammar design:
 """
 from __future__ import annotations
 
+import copy
+import functools
 import sys
 
 from nessie.diagnostics import CompileError, Span
@@ -53,7 +55,10 @@ class _ParseState:
         self.last_span: Span | None = None
 
 
-_STATE: _ParseState | None = None
+# The state of one parse (its diagnostics, the items read so far) is a value: run_parser makes
+# a _ParseState, the token stream carries it, and grammar actions reach it as
+# ``p.lexer.state`` (PLY's ``p.lexer`` is the stream passed to ``parse``).  Nothing of a parse
+# lives in this module, so parses on several threads (the REPL's, the driver's) are independent.
 
 
 def _sp(x) -> Span | None:
@@ -121,14 +126,14 @@ def _pattern(p, e):
     try:
         return exp_to_pattern(e)
     except CompileError as err:
-        _STATE.diags.add(err)
+        p.lexer.state.diags.add(err)
         return A.PVar("_", span=e.span)
 
 
 # --------------------------------------------------------------------------- entry points
 def p_start_program(p):
     "start : items"
-    p[0] = tuple(_STATE.items)
+    p[0] = tuple(p.lexer.state.items)
 
 
 def p_start_type(p):
@@ -155,7 +160,7 @@ def p_item(p):
     """item : topdecl SEMI
             | topdecl DOLLAR"""
     if p[1] is not None:
-        _STATE.items.append(p[1])
+        p.lexer.state.items.append(p[1])
 
 
 def p_item_error(p):
@@ -430,7 +435,7 @@ def p_postfix_apply(p):
         # this is a syntax error at the argument (``[1 2]``, ``x[i] y``)
         sp = whole
         at = Span(sp.file, sp.line, sp.col, sp.line, sp.col) if sp is not None else None
-        _STATE.diags.error(at, f"syntax error at '{first}'")
+        p.lexer.state.diags.error(at, f"syntax error at '{first}'")
         p[0] = fn
 
 
@@ -559,7 +564,7 @@ def p_atom_filter_form_bare(p):
     if isinstance(p[2], A.Var):
         pat = _pattern(p, p[2])
     else:
-        _STATE.diags.error(p[2].span, "a generator without 'in' must be a variable name")
+        p.lexer.state.diags.error(p[2].span, "a generator without 'in' must be a variable name")
         pat = A.PVar("_", span=p[2].span)
     first = A.Generator(pat, None, span=p[2].span)
     p[0] = A.ApplyToEach(None, (first,) + tuple(p[3]), p[4], span=span_of(p, 1))
@@ -584,7 +589,7 @@ def p_gen(p):
         p[0] = A.Generator(_pattern(p, p[1]), p[3], span=span_of(p, 1))
     else:
         if not isinstance(p[1], A.Var):
-            _STATE.diags.error(p[1].span, "a generator without 'in' must be a variable name")
+            p.lexer.state.diags.error(p[1].span, "a generator without 'in' must be a variable name")
         p[0] = A.Generator(_pattern(p, p[1]), None, span=p[1].span)
 
 
@@ -606,11 +611,19 @@ _TOKEN_TEXT = {
 
 
 def p_error(t):
+    """PLY's grammar needs an error function; each parse installs its own (``run_parser``:
+    :func:`_syntax_error` with the parse's state)."""
+    raise AssertionError("run_parser installs the error function of each parse")
+
+
+def _syntax_error(state: _ParseState, t) -> None:
+    """A syntax error at token ``t`` (None: the end of the input), reported to the parse's
+    ``state``."""
     if t is None:
-        span = _STATE.last_span
+        span = state.last_span
         if span is not None:
             span = Span(span.file, span.end_line, span.end_col, span.end_line, span.end_col)
-        _STATE.diags.error(span, "syntax error: unexpected end of input (missing ';'?)")
+        state.diags.error(span, "syntax error: unexpected end of input (missing ';'?)")
         return
     v = t.value.value if isinstance(t.value, Tok) else t.value
     if t.type in ("STRING",):
@@ -626,7 +639,7 @@ def p_error(t):
     hint = ""
     if t.type == "BOOL":
         hint = f": {BOOL_NAME_HINT[shown]}, so it cannot name a function or a variable"
-    _STATE.diags.error(t.value.span, f"syntax error at '{shown}'{hint}")
+    state.diags.error(t.value.span, f"syntax error at '{shown}'{hint}")
 
 
 _PARSER = None
@@ -668,16 +681,14 @@ def run_parser(text: str, filename: str, diags, marker=None):
     """Parse ``text``; returns the tuple of items (or the entry point's value for markers).
 
     Errors are added to ``diags``; the caller decides whether to raise."""
-    global _STATE
     from nessie.syntax.lexer import make_lexer
-    parser = _parser()
+    # a copy of the shared parser (its tables are shared, read-only): PLY keeps the stacks of a
+    # parse in the parser object, and the error function is this parse's
+    parser = copy.copy(_parser())
+    state = _ParseState(diags, filename)
+    parser.errorfunc = functools.partial(_syntax_error, state)
     lexer = make_lexer(filename, text, diags)
-    saved = _STATE
-    _STATE = _ParseState(diags, filename)
-    try:
-        result = parser.parse(lexer=_TokenStream(lexer, marker, _STATE))
-        if marker is None:
-            return tuple(_STATE.items)
-        return result
-    finally:
-        _STATE = saved
+    result = parser.parse(lexer=_TokenStream(lexer, marker, state))
+    if marker is None:
+        return tuple(state.items)
+    return result
