@@ -10,6 +10,8 @@ MSG_SCATTER = "RUNTIME ERROR: Sequence reference (a[i]) out of bounds."
 MSG_SCATTER_LENGTHS = "RUNTIME ERROR: Write (<-): destination sequences of different lengths."
 MSG_NEG_LENGTH = "RUNTIME ERROR: Negative segment length."
 MSG_ISQRT = "RUNTIME ERROR: isqrt of a negative number."
+#: every backend's error when a program's recursion exhausts the big stack
+MSG_RECURSION = "RUNTIME ERROR: recursion too deep."
 
 
 class LcuRuntimeError(Exception):

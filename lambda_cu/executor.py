@@ -38,13 +38,12 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from . import ir
-from .errors import LcuRuntimeError
+from .errors import MSG_RECURSION, LcuRuntimeError
 from .support import run_deep
 from .values import dtype_of
 
-#: a program whose recursion exhausts the big stack fails with this (the driver locates it at
-#: the top-level expression being evaluated, as the reference interpreter does)
-MSG_RECURSION = "RUNTIME ERROR: recursion too deep."
+#: a program whose recursion exhausts the big stack fails with ``MSG_RECURSION`` (the driver
+#: locates it at the top-level expression being evaluated, as the reference interpreter does)
 
 
 def on_big_stack(fn: Callable[[], Any]) -> Any:

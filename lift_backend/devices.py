@@ -27,12 +27,11 @@ import os
 import re
 from typing import Optional
 
-_PROBE_SOURCE = """
-#pragma OPENCL EXTENSION cl_khr_fp64 : enable
-kernel void nessie_probe(global double* a) { a[get_global_id(0)] = 2 * a[get_global_id(0)]; }
-"""
+#: the probe kernel, of doubles (with the fp64 pragma) or of floats
+_PROBE_KERNEL = "kernel void nessie_probe(global {t}* a) {{ a[get_global_id(0)] = 2 * a[get_global_id(0)]; }}"
+_FP64_PRAGMA = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
 
-#: device.int_ptr -> None (usable) or the reason it is not; filled once per process
+#: (device.int_ptr, fp64) -> None (usable) or the reason it is not; filled once per process
 _PROBED: dict = {}
 
 
@@ -68,8 +67,8 @@ def probe(device, fp64: bool = True) -> Optional[str]:
             queue = cl.CommandQueue(ctx)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                src = _PROBE_SOURCE if fp64 else _PROBE_SOURCE.replace("double", "float").replace(
-                    "#pragma OPENCL EXTENSION cl_khr_fp64 : enable", "")
+                src = (_FP64_PRAGMA + _PROBE_KERNEL.format(t="double") if fp64
+                       else _PROBE_KERNEL.format(t="float"))
                 prg = cl.Program(ctx, src).build()
             a = np.arange(4, dtype=np.float64 if fp64 else np.float32)
             buf = cl.Buffer(ctx, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=a)

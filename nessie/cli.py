@@ -363,11 +363,9 @@ def _dispatch(args, path: str, state: _State) -> int:
             print(f"nessie: note: running on the lcu backend (numpy): {e}", file=sys.stderr)
             runner = state.runners.get("lcu") or driver.make_runner("lcu")
             state.runners["lcu"] = runner
-            backend = "lcu"
+        # after a fallback "opencl" names the lcu runner: later files of this command use it
         state.runners[backend] = runner
-        if backend != args.backend and args.backend == "auto" and backend == "lcu":
-            state.runners["opencl"] = runner      # later files of this command: the same
-    elif args.backend == "auto" and runner is state.runners.get("lcu"):
+    if backend == "opencl" and runner is state.runners.get("lcu"):
         backend = "lcu"
     before = None
     if args.stats and hasattr(runner, "finish_stats"):

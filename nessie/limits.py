@@ -42,6 +42,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Optional
 
+from lambda_cu.errors import MSG_RECURSION
 from lambda_cu.support import RECURSION_LIMIT, STACK_SIZE, env_positive, run_deep
 from nessie.diagnostics import Span
 
@@ -51,8 +52,9 @@ __all__ = ["MAX_EXPR_DEPTH", "STACK_SIZE", "RECURSION_LIMIT", "RECURSION_TOO_DEE
 
 #: the deepest nesting of an expression (see the module docstring)
 MAX_EXPR_DEPTH = env_positive("NESSIE_MAX_EXPR_DEPTH", 1000)
-#: the runtime error every backend reports when a program's recursion exhausts the stack
-RECURSION_TOO_DEEP = "RUNTIME ERROR: recursion too deep."
+#: the runtime error every backend reports when a program's recursion exhausts the stack (the
+#: text of ``lambda_cu.errors``, which the λcu executor raises)
+RECURSION_TOO_DEEP = MSG_RECURSION
 #: the runtime error every backend reports when a program's values do not fit in memory
 OUT_OF_MEMORY = "RUNTIME ERROR: out of memory."
 
