@@ -35,7 +35,6 @@ Design:
 """
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass, field, replace
 
 from nessie.diagnostics import CompileError
@@ -48,11 +47,9 @@ from nessie.types.types import (BOOL, CHAR, FLOAT, INT, STRING, Namer, Scheme, T
                                 TFun, TPair, TSeq, TVar, Type, class_meet, class_subset,
                                 default_vars, free_vars, in_class, subst_type, type_to_str)
 
-_COUNTER = itertools.count(1000)
-
-
-def fresh_id() -> int:
-    return next(_COUNTER)
+#: the id of the first type variable of a program: the ids below are the builtin schemes'
+#: (``nessie.types.convert`` numbers those from 0)
+FIRST_VAR_ID = 1000
 
 
 class _Poisoned(Exception):
@@ -84,6 +81,10 @@ class TypeEnv:
     poisoned: frozenset = frozenset()
     options: dict = field(default_factory=dict)     # set options: name -> args
     global_users: dict = field(default_factory=dict)  # global name -> functions reading it
+    #: the id of the next item's first type variable: the supply of type-variable ids is a
+    #: value of the environment (each item's ids follow the items' before it, as checking the
+    #: same program again gives the same ids), not a process-wide counter (issue 13)
+    next_var: int = FIRST_VAR_ID
 
     def with_function(self, info: FunInfo) -> "TypeEnv":
         return replace(self, functions={**self.functions, info.name: info},
@@ -101,6 +102,9 @@ class TypeEnv:
         globs = {k: v for k, v in self.globals.items() if k not in names}
         return replace(self, functions=funcs, globals=globs,
                        poisoned=self.poisoned | frozenset(names))
+
+    def with_next_var(self, next_var: int) -> "TypeEnv":
+        return replace(self, next_var=next_var)
 
     def with_option(self, name, args) -> "TypeEnv":
         return replace(self, options={**self.options, name: args})
@@ -145,10 +149,16 @@ class Inferencer:
         self.rigid: dict = {}      # rigid var id -> declared name
         self.fparams: dict = {}    # parameter name -> the type its binding has in the scope
         self.instances: list = []  # (var ids, span, name) of every instantiated scheme
+        self.next_id = env.next_var  # this item's supply of type-variable ids
 
     # ---- variables
+    def fresh_id(self) -> int:
+        n = self.next_id
+        self.next_id += 1
+        return n
+
     def fresh(self, cls: str = "any") -> TVar:
-        v = TVar(fresh_id())
+        v = TVar(self.fresh_id())
         self.cls[v.id] = cls
         return v
 
@@ -675,7 +685,7 @@ def _rigid_from_sig(inf: Inferencer, sig: A.FunSig, datatypes) -> TFun:
 
     def var_for(name, span):
         if name not in names:
-            v = TVar(fresh_id())
+            v = TVar(inf.fresh_id())
             names[name] = v
             inf.rigid[v.id] = name
         return names[name]
@@ -734,7 +744,7 @@ def check_fundef(env: TypeEnv, d: A.FunDef) -> tuple:
     body = _param_refs(body)
     scheme = inf.generalize(ft)
     typed = T.FunDef(d.name, param, body, ft, scheme, d.sig is not None, d.doc, span=d.span)
-    env = env.with_function(FunInfo(d.name, T.USER, scheme))
+    env = env.with_function(FunInfo(d.name, T.USER, scheme)).with_next_var(inf.next_id)
     read = {n.name for n in T.iter_nodes(typed.body) if isinstance(n, T.GlobalVar)}
     if read:
         users = dict(env.global_users)
@@ -761,10 +771,12 @@ def check_datadef(env: TypeEnv, d: A.DataDef) -> tuple:
     if d.name in BUILTIN_SCHEMES or d.name in ("int", "float", "bool", "char", "segdes"):
         raise CompileError(d.span, f"cannot redefine builtin {d.name} as a datatype")
     names: dict = {}
+    next_id = [env.next_var]
 
     def var_for(name, span):
         if name not in names:
-            names[name] = TVar(fresh_id())
+            names[name] = TVar(next_id[0])
+            next_id[0] += 1
         return names[name]
 
     check_context(d.context, names, d.span)
@@ -796,7 +808,8 @@ def check_datadef(env: TypeEnv, d: A.DataDef) -> tuple:
     result = TData(d.name, tuple(TVar(p) for p in params))
     scheme = Scheme(params, classes, TFun(arg, result))
     info = DataInfo(d.name, params, arg, scheme)
-    env = env.with_datatype(info).with_function(FunInfo(d.name, T.CONSTRUCTOR, scheme))
+    env = env.with_datatype(info).with_function(FunInfo(d.name, T.CONSTRUCTOR, scheme)) \
+        .with_next_var(next_id[0])
     return env, T.DataDef(d.name, tuple(TVar(p) for p in params), arg, scheme, span=d.span)
 
 
@@ -837,7 +850,7 @@ def check_topbind(env: TypeEnv, d: A.TopBind) -> tuple:
     pat = inf.zonk_tree(pat, default=True)
     binds = _ground_globals(pat)
     _check_rebinding(env, binds, d.span)
-    return env.with_globals(binds), T.ValBind(pat, exp, span=d.span)
+    return env.with_globals(binds).with_next_var(inf.next_id), T.ValBind(pat, exp, span=d.span)
 
 
 def check_topexp(env: TypeEnv, d: A.TopExp) -> tuple:
@@ -845,7 +858,8 @@ def check_topexp(env: TypeEnv, d: A.TopExp) -> tuple:
     exp = inf.infer(d.exp, {})
     inf.check_function_uses(inf.zonk_tree(exp))
     exp = inf.zonk_tree(exp, default=True)
-    return env.with_globals({"it": exp.type}), T.ExpItem(exp, span=d.span)
+    return env.with_globals({"it": exp.type}).with_next_var(inf.next_id), \
+        T.ExpItem(exp, span=d.span)
 
 
 def _defined_names(item) -> list:
