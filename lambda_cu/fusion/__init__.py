@@ -42,8 +42,9 @@ from . import ilp
 from .dot import function_to_dot, pdg_to_dot, report_to_dots
 from .exprs import effectful, rewrite as rewrite_exp
 from .merge import canonical_names, merge_cluster, prune_params
-from .pdg import RegionPDG, SIZE_PRESERVING, program_pdgs, region_pdg
+from .pdg import RegionPDG, program_pdgs, region_pdg
 from .rewrite import fuse_kernel
+from .shapes import SIZE_PRESERVING
 
 __all__ = ["fuse_program", "FusionResult", "FusionReport", "FunctionReport", "RegionReport",
            "KernelSummary", "pdg_to_dot", "function_to_dot", "report_to_dots", "program_pdgs",
@@ -296,7 +297,7 @@ class _Fuser:
                      if any(j not in mset for j in readers.get(n, ()))}
             name = self.fresh_kernel()
             merged = merge_cluster(pdg, members, live, name)
-            fused, rules = fuse_kernel(merged.kernel, merged.param_syms,
+            fused, rules = fuse_kernel(merged.kernel, merged.param_shapes,
                                        pdg.shapes.elems, pdg.shapes.segs)
             fused, run_bind = prune_params(fused, merged.bind)
             fused = canonical_names(fused)

@@ -22,10 +22,7 @@ def _q(s) -> str:
 
 
 def _size_str(s) -> str:
-    if isinstance(s, tuple):
-        if len(s) == 2 and s[0] in ("len", "var", "const"):
-            return f"#{s[1]}" if s[0] == "len" else str(s[1])
-        return s[0] + "(" + ", ".join(_size_str(x) for x in s[1:]) + ")"
+    """Display text of a shape (``lambda_cu.fusion.shapes``; any other hashable size: ``str``)."""
     return str(s)
 
 

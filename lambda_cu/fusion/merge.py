@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Hashable, Iterable, Mapping, Sequence
+from typing import Iterable, Mapping, Sequence
 
 from .. import ir
-from ..types import IntT, SegDesT, VecT
+from ..types import SegDesT, VecT
 from .exprs import NameSupply, bound_names, rename_exp, rename_kernel_vars
 from .pdg import RegionPDG
+from .shapes import Shape
 
 
 @dataclass(frozen=True)
@@ -28,7 +29,7 @@ class MergedCluster:
     kernel: ir.Kernel
     bind: ir.Bind                        # the CPU binding ``let (...) = run K (args)``
     members: tuple                       # bind indices of the merged invocations
-    param_syms: Mapping[str, Hashable]   # kernel parameter -> region shape symbol
+    param_shapes: Mapping[str, Shape]    # kernel parameter -> its region shape
 
 
 def _rename_soac(s: ir.Soac, ren: Mapping[str, str]) -> ir.Soac:
@@ -91,16 +92,12 @@ def merge_cluster(pdg: RegionPDG, members: Sequence[int], live: Iterable[str],
     params = tuple(ext.values())
     kernel = ir.Kernel(name, params, tuple(results), tuple(binds), tuple(returns))
     bind = ir.Bind(tuple(cpu_params), ir.Run(name, tuple(ext.keys())))
-    syms = {}
-    sh = pdg.shapes
+    shapes = {}
     for arg, p in ext.items():
-        if isinstance(p.ty, IntT):
-            syms[p.name] = sh.int_sym(arg)
-        elif isinstance(p.ty, VecT):
-            syms[p.name] = sh.len_sym(arg)
-        elif isinstance(p.ty, SegDesT):
-            syms[p.name] = sh.sd_sym(arg)
-    return MergedCluster(kernel, bind, tuple(members), syms)
+        s = pdg.shapes.param_shape(p.ty, arg)
+        if s is not None:
+            shapes[p.name] = s
+    return MergedCluster(kernel, bind, tuple(members), shapes)
 
 
 def prune_params(kernel: ir.Kernel, bind: ir.Bind) -> tuple[ir.Kernel, ir.Bind]:

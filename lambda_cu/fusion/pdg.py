@@ -5,12 +5,14 @@ block, or the program's main bindings.  Its PDG has one node per kernel invocati
 ``let xs = run K args`` (a single SOAC before fusion), one *external* node per CPU binding that
 reads a kernel result (the CPU needs that result), and data-dependency edges.
 
-Shapes.  Every node gets an iteration size: the SOAC's size argument resolved through the kernel
-parameters to the region's bindings and canonicalised (:class:`Shapes`): ``#xs`` of a function
-parameter is ``('len', 'xs')``; the length of a MAP/SCAN/PERMUTE result is the producer's
-iteration size; a FILTER's result has the fresh size ``('filt', id)`` (a transducer); a segmented
-SOAC iterates over ``('elems', sd)``; ``n = #xs`` bindings and ``check(#a == #b)`` equalities are
-followed.  Equal canonical shapes mean equal lengths.
+Shapes.  Every node gets an iteration size, a structured shape value computed by the one shape
+analysis of fusion (``lambda_cu.fusion.shapes.RegionShapes``, which ``rewrite`` uses at the kernel
+level too): the SOAC's size argument resolved through the kernel parameters to the region's
+bindings.  ``#xs`` of a function parameter is ``LenOf(xs)``; the length of a MAP/SCAN/PERMUTE
+result is the producer's iteration size; a FILTER's result has the fresh size ``Filtered(id)``
+(a transducer); a segmented SOAC iterates over ``Elems(sd)``; ``n = #xs`` bindings are followed
+(``check(#a == #b)`` equalities are not: they hold only after the check).  Equal shapes mean
+equal lengths; no decision depends on printed IR.
 
 Edges are classified by the fusion rules (see :func:`classify_edge`):
   fusible          MAP -> any SOAC with a pull thunk (read as ``A[i]`` in index thunks only),
@@ -34,186 +36,11 @@ from .. import ir
 from ..types import SegDesT, VecT
 from .exprs import cpu_can_fail, effectful, identity_only, kernel_can_fail
 from .ilp import Edge, FusionGraph, Node
+from .shapes import Filtered, RegionShapes
 
 HORIZONTAL_KINDS = frozenset({"MAP", "REDUCE", "SCAN", "FILTER", "PERMUTE",
                               "SEG_REDUCE", "SEG_SCAN", "SEG_FILTER"})
-SIZE_PRESERVING = frozenset({"MAP", "SCAN", "PERMUTE", "RANK", "SEG_SCAN",
-                             "SEG_PERMUTE", "SEG_RANK"})   # result length = iteration size
 INDEX_THUNKS = ("f", "idx")       # thunks applied to the iteration index
-
-
-# --------------------------------------------------------------------------------------------
-# shapes
-# --------------------------------------------------------------------------------------------
-
-class Shapes:
-    """Canonical shape symbols of the CPU expressions of one region.
-
-    ``defs`` maps a CPU name to ``(bind index, component)``; ``runs`` gives the run-node info
-    needed for result lengths.  Symbols are hashable tuples; equalities asserted by ``check``
-    bindings are merged with a union-find."""
-
-    def __init__(self, binds: tuple, run_soacs: Mapping[int, tuple]):
-        self.binds = binds
-        self.run_soacs = run_soacs          # bind index -> (soac, param->arg mapping) or None
-        self.defs: dict[str, tuple[int, int]] = {}
-        for k, b in enumerate(binds):
-            for j, p in enumerate(b.params):
-                self.defs[p.name] = (k, j)
-        self._uf: dict = {}
-        self._memo: dict = {}
-        # Equalities asserted by ``check`` bindings are *not* merged: they hold only once the
-        # check has passed, and merging them would let kernels before the check (or a failing
-        # one) be fused as if their sizes were equal.
-
-    # union-find -------------------------------------------------------------------------
-    def _find(self, s):
-        while self._uf.get(s, s) != s:
-            s = self._uf[s]
-        return s
-
-    def _union(self, a, b):
-        ra, rb = self._find(a), self._find(b)
-        # a transducer's output size stays its own symbol (the size forest needs one generator
-        # per size); an asserted equality with it is simply not used
-        if any(isinstance(r, tuple) and r and r[0] == "filt" for r in (ra, rb)):
-            return
-        if ra != rb:
-            lo, hi = sorted((ra, rb), key=repr)
-            self._uf[hi] = lo
-
-    def canon(self, s):
-        return self._find(s)
-
-    # symbols ----------------------------------------------------------------------------
-    def _single_def(self, name):
-        d = self.defs.get(name)
-        if d is None:
-            return None
-        k, j = d
-        b = self.binds[k]
-        return k, j, b
-
-    def int_sym(self, e: ir.Exp):
-        if isinstance(e, ir.Const):
-            return ("const", e.value)
-        if isinstance(e, ir.Length):
-            return self.len_sym(e.vec)
-        if isinstance(e, ir.Var):
-            d = self._single_def(e.name)
-            if d and len(d[2].params) == 1 and not isinstance(d[2].rhs, (ir.Run, ir.Call, ir.If, ir.Block)):
-                return self.int_sym(d[2].rhs)
-            return self._find(("var", e.name))
-        return self._find(("exp", str(e)))
-
-    def len_sym(self, e: ir.Exp):
-        if isinstance(e, ir.SegVec):
-            sd = self.sd_sym(e.sd)
-            return self.elems(sd) if e.field == "ids" else self.segs(sd)
-        if isinstance(e, ir.VecLit):
-            return ("const", len(e.elems))
-        if isinstance(e, ir.Var):
-            d = self._single_def(e.name)
-            if d:
-                k, j, b = d
-                info = self.run_soacs.get(k)
-                if isinstance(b.rhs, ir.Run) and info is not None:
-                    return self.result_len(k, j)
-                if len(b.params) == 1 and isinstance(b.rhs, (ir.Var, ir.SegVec, ir.VecLit)):
-                    return self.len_sym(b.rhs)
-            return self._find(("len", e.name))
-        return self._find(("len", str(e)))
-
-    def sd_sym(self, e: ir.Exp):
-        if isinstance(e, ir.Var):
-            d = self._single_def(e.name)
-            if d:
-                k, j, b = d
-                if isinstance(b.rhs, ir.Run) and self.run_soacs.get(k) is not None:
-                    soac, _ = self.run_soacs[k]
-                    if isinstance(soac, ir.SegFilter) and j == 1:
-                        return ("sdout", k)
-                if len(b.params) == 1 and isinstance(b.rhs, ir.Var):
-                    return self.sd_sym(b.rhs)
-                if len(b.params) == 1 and isinstance(b.rhs, ir.MakeSegDes):
-                    # a descriptor of its own: only its number of segments is known
-                    return ("mksd", e.name, self.len_sym(b.rhs.lengths))
-            return ("sd", e.name)
-        if isinstance(e, ir.MakeSegDes):
-            return ("mksd", str(e), self.len_sym(e.lengths))
-        return ("sd", str(e))
-
-    def elems(self, sd):
-        if sd[0] == "sdout":
-            return self._find(("filt", sd[1]))
-        return self._find(("elems", sd))
-
-    def segs(self, sd):
-        if sd[0] == "sdout":
-            soac, args = self.run_soacs[sd[1]]
-            return self.segs(self.kernel_sd(soac.sd, args))
-        if sd[0] == "mksd":
-            return self._find(sd[2])
-        return self._find(("segs", sd))
-
-    # kernel-level expressions, seen through a run's arguments -------------------------------
-    def kernel_int(self, e: ir.Exp, args: Mapping[str, ir.Exp]):
-        if isinstance(e, ir.Const):
-            return ("const", e.value)
-        if isinstance(e, ir.Var) and e.name in args:
-            return self.int_sym(args[e.name])
-        if isinstance(e, ir.Length):
-            v = e.vec
-            if isinstance(v, ir.Var) and v.name in args:
-                return self.len_sym(args[v.name])
-            if isinstance(v, ir.SegVec) and isinstance(v.sd, ir.Var) and v.sd.name in args:
-                sd = self.sd_sym(args[v.sd.name])
-                return self.elems(sd) if v.field == "ids" else self.segs(sd)
-        return None
-
-    def kernel_sd(self, e: ir.Exp, args: Mapping[str, ir.Exp]):
-        if isinstance(e, ir.Var) and e.name in args:
-            return self.sd_sym(args[e.name])
-        return None
-
-    def iteration(self, k: int):
-        """Iteration size of run node ``k`` (None if unknown)."""
-        info = self.run_soacs.get(k)
-        if info is None:
-            return None
-        soac, args = info
-        if soac.SEGMENTED:
-            sd = self.kernel_sd(soac.sd, args)
-            return None if sd is None else self.elems(sd)
-        if isinstance(soac, ir.Once):
-            return None
-        s = self.kernel_int(soac.size, args)
-        return None if s is None else self._find(s)
-
-    def result_len(self, k: int, j: int):
-        soac, args = self.run_soacs[k]
-        kind = soac.NAME
-        if kind in ("FILTER", "SEG_FILTER") or (kind in ("PARTITION",) and j == 0):
-            return self._find(("filt", k))
-        if kind in ("PARTITION", "SEG_PARTITION"):
-            return self._find(("filt", k, j))
-        if kind in SIZE_PRESERVING:
-            it = self.iteration(k)
-            return it if it is not None else self._find(("len", k, j))
-        if kind == "SCATTER" and soac.dsts and soac.dsts[0].name in args:
-            return self.len_sym(args[soac.dsts[0].name])   # a copy of its destination
-        if kind == "SEG_REDUCE":
-            sd = self.kernel_sd(soac.sd, args)
-            return self.segs(sd) if sd is not None else self._find(("len", k, j))
-        return self._find(("len", k, j))
-
-
-def _equalities(cond: ir.Exp):
-    if isinstance(cond, ir.PrimOp) and cond.op == "eq":
-        yield cond.args
-    elif isinstance(cond, ir.PrimOp) and cond.op == "and":
-        for a in cond.args:
-            yield from _equalities(a)
 
 
 # --------------------------------------------------------------------------------------------
@@ -247,7 +74,7 @@ class RegionPDG:
     runs: Mapping[int, RunInfo]
     graph: FusionGraph
     edge_reasons: Mapping[tuple, str]
-    shapes: Shapes = field(compare=False, hash=False)
+    shapes: RegionShapes = field(compare=False, hash=False)
 
     @property
     def run_ids(self) -> tuple:
@@ -301,7 +128,7 @@ def _param_use(soac: ir.Soac, pname: str) -> str:
     return "index"
 
 
-def classify_edge(p: RunInfo, c: RunInfo, shapes: Shapes) -> tuple[bool, str]:
+def classify_edge(p: RunInfo, c: RunInfo, shapes: RegionShapes) -> tuple[bool, str]:
     """Is the data dependency p -> c fusible?  Returns (fusible, reason)."""
     if p.soac is None or c.soac is None:
         return False, "opaque kernel"
@@ -360,7 +187,7 @@ def region_pdg(name: str, binds: tuple, result: ir.Exp | None,
     for k, b in enumerate(binds):
         if isinstance(b.rhs, ir.Run) and b.rhs.kernel in kernels:
             runs[k] = _run_info(k, b, kernels)
-    shapes = Shapes(binds, {k: (r.soac, r.args) for k, r in runs.items() if r.soac is not None})
+    shapes = RegionShapes(binds, {k: (r.soac, r.args) for k, r in runs.items() if r.soac is not None})
 
     producer: dict[str, int] = {}         # CPU name -> node (run or external) defining it
     nodes: list[Node] = []
@@ -392,7 +219,7 @@ def region_pdg(name: str, binds: tuple, result: ir.Exp | None,
             if r.soac is not None:
                 size = shapes.iteration(k)
                 if r.kind in ("FILTER", "SEG_FILTER") and size is not None:
-                    out_size = shapes.canon(("filt", k))
+                    out_size = Filtered(k)
                 if r.kind == "ONCE":
                     size = _once_size(r, runs, shapes, producer)
             nodes.append(Node(k, r.kind, size, out_size))
@@ -484,8 +311,7 @@ def _forbidden_pairs(nodes, edges, runs, shapes):
                 out.append((a.id, b.id))
                 continue
             sa, sb = runs[a.id].soac, runs[b.id].soac
-            if sa.SEGMENTED and sb.SEGMENTED and \
-                    shapes.kernel_sd(sa.sd, runs[a.id].args) != shapes.kernel_sd(sb.sd, runs[b.id].args):
+            if sa.SEGMENTED and sb.SEGMENTED and shapes.kernel_sd(a.id) != shapes.kernel_sd(b.id):
                 out.append((a.id, b.id))
     return out
 

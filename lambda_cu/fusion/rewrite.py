@@ -15,6 +15,7 @@ thunks, the iteration sizes agree):
 Horizontal rules (no dependence path between the two, same iteration size / descriptor):
   MAP+MAP, REDUCE+REDUCE, SCAN+SCAN, SEG_REDUCE+SEG_REDUCE, SEG_SCAN+SEG_SCAN
                    one SOAC producing the tuple of both results.
+Equal iteration sizes are equal shapes of the one shape analysis (``shapes.KernelShapes``).
 Between rules, ``#v`` sizes of size-preserving results are replaced by the producer's size,
 dead bindings are removed, and every thunk's ``using`` list is recomputed to be exactly its free
 kernel variables.  The kernel's parameters and returns are unchanged.
@@ -22,87 +23,16 @@ kernel variables.  The kernel's parameters and returns are unchanged.
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable, Hashable, Mapping
+from typing import Callable, Mapping
 
 from .. import ir
 from ..check import check_kernel
 from ..types import BOOL, INT, TupleT, VecT, flat_components
 from .exprs import (NameSupply, bound_names, exp_size, freshen, identity_only,
                     index_dependent_reads, rewrite, simplify, soac_can_fail, subst, zero_of)
+from .shapes import KernelShapes, Shape
 
-SIZE_PRESERVING = ("MAP", "SCAN", "PERMUTE", "RANK")     # result length = iteration size
 INLINE_LIMIT = 40   # a MAP still needed elsewhere is inlined only when its body is this small
-
-
-# --------------------------------------------------------------------------------------------
-# kernel-level shapes
-# --------------------------------------------------------------------------------------------
-
-class KernelShapes:
-    """Canonical iteration sizes inside a kernel.  ``param_syms`` gives, for kernel parameters,
-    the region-level symbol (int parameter: its value; vector: its length; sd: the descriptor);
-    ``elems``/``segs`` build the element/segment counts of a descriptor symbol."""
-
-    def __init__(self, binds, param_syms: Mapping[str, Hashable] | None = None,
-                 elems: Callable | None = None, segs: Callable | None = None):
-        self.param_syms = dict(param_syms or {})
-        self._elems = elems or (lambda sd: ("elems", sd))
-        self._segs = segs or (lambda sd: ("segs", sd))
-        self.def_of = {}
-        for k, b in enumerate(binds):
-            for j, v in enumerate(b.vars):
-                self.def_of[v.name] = (b, j)
-
-    def int_key(self, e):
-        if isinstance(e, ir.Const):
-            return ("const", e.value)
-        if isinstance(e, ir.Var):
-            return self.param_syms.get(e.name, ("kvar", e.name))
-        if isinstance(e, ir.Length):
-            return self.len_key(e.vec)
-        return ("kexp", str(e))
-
-    def len_key(self, v):
-        if isinstance(v, ir.SegVec):
-            sd = self.sd_key(v.sd)
-            return self._elems(sd) if v.field == "ids" else self._segs(sd)
-        if isinstance(v, ir.Var):
-            if v.name in self.def_of:
-                b, j = self.def_of[v.name]
-                s = b.soac
-                if s.NAME in SIZE_PRESERVING or s.NAME in ("SEG_SCAN", "SEG_PERMUTE", "SEG_RANK"):
-                    return self.iteration(s)
-                if isinstance(s, ir.Scatter) and s.dsts:
-                    return self.len_key(s.dsts[0])
-                if s.NAME in ("FILTER", "SEG_FILTER"):
-                    return ("kfilt", b.vars[0].name)
-                if s.NAME == "SEG_REDUCE":
-                    return self._segs(self.sd_key(s.sd))
-                return ("klen", v.name)
-            return self.param_syms.get(v.name, ("klen", v.name))
-        return ("klen", str(v))
-
-    def sd_key(self, e):
-        if isinstance(e, ir.Var):
-            if e.name in self.def_of:
-                b, j = self.def_of[e.name]
-                if b.soac.NAME == "SEG_FILTER":
-                    return ("ksdout", b.vars[0].name)
-                return ("ksd", e.name)
-            return self.param_syms.get(e.name, ("ksd", e.name))
-        return ("ksd", str(e))
-
-    def elems(self, sd):
-        if isinstance(sd, tuple) and sd and sd[0] == "ksdout":
-            return ("kfilt", sd[1])
-        return self._elems(sd)
-
-    def iteration(self, s: ir.Soac):
-        if s.SEGMENTED:
-            return self.elems(self.sd_key(s.sd))
-        if isinstance(s, ir.Once):
-            return None
-        return self.int_key(s.size)
 
 
 # --------------------------------------------------------------------------------------------
@@ -293,7 +223,7 @@ def _rule_filter_reduce(a: ir.KBind, b: ir.KBind, ctx: _Ctx):
         return None
     if not {v.name for v in a.vars} & set(u.name for u in sb.f.using):
         return None
-    if ctx.shapes.iteration(sb) != ("kfilt", a.vars[0].name):
+    if ctx.shapes.iteration(sb) != ctx.shapes.filtered(a.vars[0]):
         return None
     if not _filter_consumer_ok(a.vars, b, sb.f):
         return None
@@ -307,7 +237,7 @@ def _rule_filter_filter(a: ir.KBind, b: ir.KBind, ctx: _Ctx):
         return None
     if not {v.name for v in a.vars} & set(u.name for u in sb.f.using):
         return None
-    if ctx.shapes.iteration(sb) != ("kfilt", a.vars[0].name):
+    if ctx.shapes.iteration(sb) != ctx.shapes.filtered(a.vars[0]):
         return None
     if not _filter_consumer_ok(a.vars, b, sb.f):
         return None
@@ -575,11 +505,13 @@ def _path(binds, a: ir.KBind, b: ir.KBind) -> bool:
     return reach(ka, kb) or reach(kb, ka)
 
 
-def fuse_kernel(kernel: ir.Kernel, param_syms: Mapping[str, Hashable] | None = None,
+def fuse_kernel(kernel: ir.Kernel, param_shapes: Mapping[str, Shape] | None = None,
                 elems: Callable | None = None, segs: Callable | None = None,
                 max_steps: int = 1000) -> tuple[ir.Kernel, tuple[str, ...]]:
     """Apply the rewrite rules to ``kernel`` until none applies.  Returns the new kernel and
-    the names of the rules applied, in order."""
+    the names of the rules applied, in order.  ``param_shapes``, ``elems``, ``segs``: the
+    region's shapes of the kernel's parameters and descriptor counts (see
+    ``shapes.KernelShapes``; without them, parameters are kernel-scope symbols)."""
     taken = {p.name for p in kernel.params} | {v.name for b in kernel.binds for v in b.vars}
     for b in kernel.binds:
         for t in b.soac.thunks():
@@ -589,7 +521,7 @@ def fuse_kernel(kernel: ir.Kernel, param_syms: Mapping[str, Hashable] | None = N
     absorbed: set[str] = set()
     k = dataclasses.replace(kernel, binds=_clean(_normalise_sizes(kernel.binds), kernel.returns))
     for _ in range(max_steps):
-        ctx = _Ctx(k, supply, (param_syms, elems, segs))
+        ctx = _Ctx(k, supply, (param_shapes, elems, segs))
         step = _one_step(k, ctx)
         if step is None:
             break
