@@ -71,25 +71,46 @@ class DScalar:
 class DSd:
     """A segment descriptor on the device (int32 lengths and offsets, ids built lazily).  Its
     ``total`` may be pending on the device (``make_sd``): it is read back the first time the
-    host needs it, so building a descriptor does not synchronise."""
-    __slots__ = ("lengths", "offsets", "count", "_total", "_fetch", "_ids", "_casts")
+    host needs it, so building a descriptor does not synchronise.  Its longest segment
+    (``maxlen``) is read back the same way: with the total where the total is pending, on its
+    own where the total is known and a kernel plan asks for it (``Runner._rows``)."""
+    __slots__ = ("lengths", "offsets", "count", "_total", "_fetch", "_maxlen", "_maxfetch",
+                 "_ids", "_casts")
 
-    def __init__(self, lengths: DVec, offsets: DVec, total: Any) -> None:
+    def __init__(self, lengths: DVec, offsets: DVec, total: Any, maxlen: Any = None) -> None:
         self.lengths, self.offsets = lengths, offsets
         self.count = lengths.n
         if callable(total):
+            # pending: total() returns (total, longest segment)
             self._total, self._fetch = None, total
+            self._maxlen, self._maxfetch = None, None
         else:
             self._total, self._fetch = int(total), None
+            if callable(maxlen):
+                self._maxlen, self._maxfetch = None, maxlen
+            else:
+                self._maxlen, self._maxfetch = maxlen, None
         self._ids: Optional[DVec] = None
         self._casts: dict = {}
 
     @property
     def total(self) -> int:
         if self._total is None:
-            self._total = int(self._fetch())
+            t, m = self._fetch()
+            self._total, self._maxlen = int(t), int(m)
             self._fetch = None
         return self._total
+
+    @property
+    def maxlen(self) -> int:
+        """The length of the longest segment (0 for no segment)."""
+        if self._maxlen is None:
+            if self._fetch is not None:
+                self.total
+            else:
+                self._maxlen = int(self._maxfetch())
+                self._maxfetch = None
+        return self._maxlen
 
     def __repr__(self) -> str:
         return f"DSd(count={self.count}, total={self.total})"
@@ -483,28 +504,30 @@ class OpenCLRunner:
         n = lengths.n
         offs = self.new_vec(n, np.int32)
         if n == 0:
-            return DSd(lengths, offs, 0)
+            return DSd(lengths, offs, 0, 0)
         total = self._alloc(8)
         # a negative length is reported through the error buffer, in launch order, like a
-        # kernel's error; the total is read back only when the host needs it
+        # kernel's error; the total (and the longest segment) is read back only when the host
+        # needs it
         code = self._errbase(_SdSites(loc))
-        self._sd_scan(lengths, offs, total, code)
+        maxs, P = self._sd_scan(lengths, offs, total, code)
         self._end_temps()
 
-        def fetch() -> int:
+        def fetch() -> tuple:
             h = np.empty(1, np.int64)
-            self._read([(h, total)])
+            m = np.empty(P, np.int32)
+            self._read([(h, total), (m, maxs)])
             if h[0] > _INT_MAX:
                 # int32 offsets: reported as every backend reports values that do not fit
                 raise MemoryError("a nested sequence of more than 2^31 - 1 elements")
-            return int(h[0])
+            return int(h[0]), int(m.max())
         return DSd(lengths, offs, fetch)
 
     def sd_from_lengths(self, lengths: np.ndarray) -> DSd:
         sd = SegDes(lengths)
         lv = self.upload(sd.lengths.astype(np.int32))
         ov = self.upload(sd.offsets.astype(np.int32))
-        return DSd(lv, ov, sd.total)
+        return DSd(lv, ov, sd.total, int(sd.lengths.max()) if sd.count else 0)
 
     def to_host(self, v: Any) -> Any:
         if isinstance(v, DVec):
@@ -745,43 +768,61 @@ class OpenCLRunner:
 
     def _rows(self, sd: DSd) -> bool:
         """Whether a segmented reduction/scan runs one work-item per segment: enough segments to
-        fill the device, and short enough on average (the chunked segmented scan is balanced
-        whatever the lengths, and wins for few or long segments)."""
+        fill the device, short enough on average, and none so long that one work-item walking
+        it alone takes longer than the chunked plan's chunks (the chunked segmented scan is
+        balanced whatever the lengths, and wins for few, long or skewed segments)."""
         if sd.count == 0:
             return False
         if sd.total <= self.small_seq:
             # few elements in all: one launch, whatever the balance
             return True
         if self.c.strategy == "gpu":
-            return sd.count >= 4096 and sd.total <= 64 * sd.count
-        return sd.count >= 4 * self.max_chunks and sd.total <= 4096 * sd.count
+            if not (sd.count >= 4096 and sd.total <= 64 * sd.count):
+                return False
+            longest = 256
+        else:
+            if not (sd.count >= 4 * self.max_chunks and sd.total <= 4096 * sd.count):
+                return False
+            longest = 4096
+        return sd.maxlen <= max(longest, 4 * -(-sd.total // self.chunks(sd.total)))
 
     def _sd_of_lengths(self, lengths: DVec, total: int) -> DSd:
-        """A descriptor of lengths computed on the device whose total is known."""
+        """A descriptor of lengths computed on the device whose total is known (its longest
+        segment is read back only if a plan asks for it)."""
         n = lengths.n
         offs = self.new_vec(n, np.int32)
-        if n:
-            self._sd_scan(lengths, offs, self._alloc(8), np.int32(_INT_MAX))
-        return DSd(lengths, offs, total)
+        if not n:
+            return DSd(lengths, offs, total, 0)
+        maxs, P = self._sd_scan(lengths, offs, self._alloc(8), np.int32(_INT_MAX))
 
-    def _sd_scan(self, lengths: DVec, offs: DVec, total: Any, code: np.int32) -> None:
+        def fetch() -> int:
+            m = np.empty(P, np.int32)
+            self._read([(m, maxs)])
+            return int(m.max())
+        return DSd(lengths, offs, total, fetch)
+
+    def _sd_scan(self, lengths: DVec, offs: DVec, total: Any, code: np.int32) -> tuple:
         """The offsets (exclusive scan) of ``lengths`` (n > 0) into ``offs``, their sum into
         ``total``; a negative length reports ``code``.  Few segments: one launch on one
-        work-item (sequential, no chunk sums); many: chunk sums, their scan, chunk offsets."""
+        work-item (sequential, no chunk sums); many: chunk sums, their scan, chunk offsets.
+        Returns ``(maxs, P)``: a buffer of ``P`` int32 whose maximum is the longest segment."""
         n = lengths.n
         P = self.chunks(n)
         L = np.int64
         if P == 1 or n <= self.small_seq:
-            self.launch(self.s.nz_sd_small, 1, [lengths.buf, L(n), offs.buf, total, self.err, code])
-            return
+            maxs = self._alloc(4)
+            self.launch(self.s.nz_sd_small, 1, [lengths.buf, L(n), offs.buf, total, maxs, self.err, code])
+            return maxs, 1
         sums = self._alloc(8 * P)
-        self.launch(self.s.nz_sd_chunks, P, [lengths.buf, L(n), L(P), sums, self.err, code])
+        maxs = self._alloc(4 * P)
+        self.launch(self.s.nz_sd_chunks, P, [lengths.buf, L(n), L(P), sums, maxs, self.err, code])
         if not self._groups(P):
             # each chunk sums the chunk sums before it (P is small): no scan launch
             self.launch(self.s.nz_sd_offsets_self, P, [lengths.buf, L(n), L(P), sums, offs.buf, total])
-            return
+            return maxs, P
         self._scan_longs(sums, P, total)
         self.launch(self.s.nz_sd_offsets, P, [lengths.buf, L(n), L(P), sums, offs.buf])
+        return maxs, P
 
     def _rank(self, ls: LoweredSoac, K, ctx: list, n: int, kenv: dict) -> DVec:
         s = ls.soac

@@ -757,22 +757,27 @@ kernel void nz_segrank_out(global const int* restrict idx, global const int* res
   }
 }
 kernel void nz_sd_chunks(global const int* restrict lens, const long n, const long P,
-                         global long* restrict sums, global int* err, const int code) {
-  /* a negative length reports error code `code` (make_sd's location) */
+                         global long* restrict sums, global int* restrict maxs, global int* err,
+                         const int code) {
+  /* each chunk's sum and longest segment; a negative length reports error code `code`
+     (make_sd's location) */
   const long c = get_global_id(0); if (c >= P) return;
   const long lo = c * n / P, hi = (c + 1) * n / P;
-  long s = 0;
-  for (long i = lo; i < hi; i++) { int l = lens[i]; if (l < 0) atomic_min(err, code); s += l; }
-  sums[c] = s;
+  long s = 0; int m = 0;
+  for (long i = lo; i < hi; i++) { int l = lens[i]; if (l < 0) atomic_min(err, code); s += l; m = max(m, l); }
+  sums[c] = s; maxs[c] = m;
 }
 kernel void nz_sd_small(global const int* restrict lens, const long n, global int* restrict offs,
-                        global long* restrict total, global int* err, const int code) {
-  /* a whole descriptor in one launch, on one work-item (few segments): offsets, total, and a
-     negative length reports error code `code` */
+                        global long* restrict total, global int* restrict maxs, global int* err,
+                        const int code) {
+  /* a whole descriptor in one launch, on one work-item (few segments): offsets, total, longest
+     segment, and a negative length reports error code `code` */
   if (get_global_id(0) != 0) return;
-  long s = 0;
-  for (long i = 0; i < n; i++) { int l = lens[i]; if (l < 0) atomic_min(err, code); offs[i] = (int)s; s += l; }
-  total[0] = s;
+  long s = 0; int m = 0;
+  for (long i = 0; i < n; i++) {
+    int l = lens[i]; if (l < 0) atomic_min(err, code); offs[i] = (int)s; s += l; m = max(m, l);
+  }
+  total[0] = s; maxs[0] = m;
 }
 kernel void nz_sd_carry(global long* restrict sums, const long P, global long* restrict total) {
   if (get_global_id(0) != 0) return;

@@ -1,0 +1,66 @@
+"""The plan of a segmented reduction/scan: one work-item per segment (``rows``) only when no
+segment is long, whatever the average (quicksort's segments are skewed: one work-item walking a
+long segment alone was slower than the chunked plan).  The longest segment comes from the
+descriptor's own kernels (``nz_sd_small`` / ``nz_sd_chunks``), read back with the total or on
+demand; the results agree with the numpy runner on both plans."""
+import numpy as np
+import pytest
+
+from lambda_cu.ir import Program, SegReduce, SegScan
+from lambda_cu.values import SegDes
+
+from .ocl_helpers import INT, SD, VecT, check, const, kernel, op2, pull, var
+
+pytestmark = pytest.mark.opencl
+
+
+def _lengths(runner, short: int, long: int) -> np.ndarray:
+    """Enough segments for ``rows`` on ``runner``'s device kind, all of length ``short`` but
+    one of length ``long`` in the middle (their mean stays short)."""
+    count = 4096 if runner.c.strategy == "gpu" else 4 * runner.max_chunks
+    count = max(count, 8192)
+    lengths = np.full(count, short, np.int32)
+    lengths[count // 2] = long
+    return lengths
+
+
+@pytest.mark.parametrize("how", ["make_sd", "of_lengths", "host"])
+def test_rows_only_without_a_long_segment(runners, how):
+    for r in runners[::2]:          # the device's strategy and the other one (real chunking)
+        for long, want in ((3, True), (200_000, False)):
+            lengths = _lengths(r, 3, long)
+            total = int(lengths.sum())
+            if how == "make_sd":
+                sd = r.make_sd(r.upload(lengths), None)
+            elif how == "of_lengths":
+                sd = r._sd_of_lengths(r.upload(lengths), total)
+            else:
+                sd = r.sd_from_lengths(lengths)
+            assert sd.maxlen == long
+            assert sd.total == total
+            assert r._rows(sd) is want, (r.c.strategy, long, how)
+
+
+def test_maxlen_of_chunked_and_small_descriptors(runners):
+    for r in runners:
+        for lengths in ([0], [7], [0, 0, 0], [1, 9, 2], list(range(50_000)), [5] * 40_000 + [123]):
+            a = np.asarray(lengths, np.int32)
+            sd = r.make_sd(r.upload(a), None)
+            assert (sd.total, sd.maxlen) == (int(a.sum()), int(a.max()))
+            sd = r._sd_of_lengths(r.upload(a), int(a.sum()))
+            assert sd.maxlen == int(a.max())
+
+
+def test_skewed_segments_agree_on_both_plans(runners):
+    f = pull("xs")
+    prog = Program((
+        kernel("SR", [("xs", VecT(INT)), ("sd", SD)],
+               [("r", SegReduce(f, (const(1),), op2("add", INT), var("sd")))], ["r"]),
+        kernel("SS", [("xs", VecT(INT)), ("sd", SD)],
+               [("r", SegScan(f, (const(-2),), op2("max", INT), var("sd")))], ["r"])))
+    rng = np.random.default_rng(7)
+    for long in (3, 200_000):
+        lengths = _lengths(runners[0], 3, long)
+        xs = rng.integers(-1000, 1000, int(lengths.sum())).astype(np.int32)
+        for name in ("SR", "SS"):
+            check(prog, runners, xs, SegDes(lengths), name=name, expect_error=False)
