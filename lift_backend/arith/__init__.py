@@ -2,9 +2,10 @@
 
 Expressions are immutable canonical values built with smart constructors::
 
-    from lift_backend.arith import size_var, fresh_var, ite, sum_over
+    from lift_backend.arith import size_var, VarSupply, ite, sum_over
     N = size_var("N")                       # opaque size variable, N >= 1
-    i = fresh_var("i", 0, N - 1)            # loop variable, 0 <= i <= N - 1
+    vs = VarSupply()                        # the fresh variables of one computation
+    i = vs.fresh("i", 0, N - 1)             # loop variable, 0 <= i <= N - 1
     (i * N + 3) // N                        # -> i + 3 / N   (C division)
     (i + N) % N                             # -> i
 
@@ -15,7 +16,7 @@ See :mod:`lift_backend.arith.core` for the rules and their sign conditions and
 from .core import (Cond, Cst, Div, Expr, IfThenElse, Lookup, Mod, Pow, Prod, Sum, SumOver, Var,
                    add, cmp, contains, cst, decide, div, free_vars, fresh_var, ite, mod, mul, neg,
                    pow_, rebuild, simplify, size_var, subst, sub, sum_over, to_expr, c_div, c_mod,
-                   iter_nodes, ZERO, ONE)
+                   iter_nodes, uids_in, VarSupply, ZERO, ONE)
 from .ranges import (lower_bound, num_bounds, prove_eq, prove_le, prove_lt, prove_nonneg,
                      prove_nonpos, prove_pos, sym_bounds, upper_bound)
 from .printer import to_c, to_text, cond_to_c, cond_to_text

@@ -20,7 +20,6 @@ Canonical form
 """
 from __future__ import annotations
 
-import itertools
 from functools import lru_cache
 from typing import Callable, Dict, Iterable, Optional, Tuple, Union
 
@@ -37,11 +36,8 @@ def _late(*names: str):
 __all__ = [
     "Expr", "Cst", "Var", "Sum", "Prod", "Div", "Mod", "Pow", "IfThenElse", "SumOver",
     "Lookup", "Cond", "add", "sub", "mul", "neg", "div", "mod", "pow_", "ite", "sum_over",
-    "cst", "to_expr", "size_var", "fresh_var", "subst", "free_vars", "contains", "cmp",
+    "cst", "to_expr", "size_var", "fresh_var", "VarSupply", "subst", "free_vars", "contains", "cmp",
 ]
-
-_uid_counter = itertools.count(1)
-
 
 class Expr:
     """Base class of arithmetic expressions (immutable, hashable, canonical)."""
@@ -335,9 +331,57 @@ def size_var(name: str, lo: int = 1) -> Var:
     return Var(name, Cst(lo), None, 0)
 
 
-def fresh_var(name: str, lo, hi) -> Var:
-    """A fresh variable with inclusive range ``[lo, hi]``, distinct from all others."""
-    return Var(name, to_expr(lo), to_expr(hi), next(_uid_counter))
+class VarSupply:
+    """A supply of fresh variables, owned by the pass (or the compilation) that makes them:
+    uids ``start``, ``start + 1``, ... (the reserved uids of size, position and index
+    variables are 0 or negative).  There is no process-wide counter: a program compiled twice
+    gets the same variables (issue 13)."""
+
+    __slots__ = ("next_uid",)
+
+    def __init__(self, start: int = 1):
+        self.next_uid = max(start, 1)
+
+    @classmethod
+    def avoiding(cls, *exprs: Expr) -> "VarSupply":
+        """A supply whose variables are distinct from every variable of ``exprs`` (those of
+        their ranges included): for a variable bound within one computation."""
+        return cls(max(uids_in(*exprs), default=0) + 1)
+
+    def uid(self) -> int:
+        u = self.next_uid
+        self.next_uid += 1
+        return u
+
+    def fresh(self, name: str, lo, hi) -> Var:
+        """A fresh variable with inclusive range ``[lo, hi]``, distinct from the supply's
+        others."""
+        return Var(name, to_expr(lo), to_expr(hi), self.uid())
+
+
+def fresh_var(name: str, lo, hi, supply: VarSupply) -> Var:
+    """A fresh variable of ``supply`` with inclusive range ``[lo, hi]``."""
+    return supply.fresh(name, lo, hi)
+
+
+def uids_in(*exprs: Expr) -> set:
+    """The uids of the variables of ``exprs``, those in the ranges of variables and of
+    lookups included."""
+    out: set = set()
+    todo = [e for e in exprs if isinstance(e, Expr)]
+    seen: set = set()
+    while todo:
+        for n in iter_nodes(todo.pop()):
+            if isinstance(n, (Var, Lookup)):
+                if isinstance(n, Var):
+                    out.add(n.uid)
+                for b in (n.lo, n.hi):
+                    if isinstance(b, Expr) and id(b) not in seen:
+                        seen.add(id(b))
+                        todo.append(b)
+            elif isinstance(n, SumOver):
+                todo.append(n.var)
+    return out
 
 
 def c_div(a: int, b: int) -> int:

@@ -15,14 +15,15 @@ Functions (FunDecl) are called to build FunCalls and composed with :func:`compos
 """
 from __future__ import annotations
 
+import dataclasses
 import inspect
-import itertools
 from typing import Callable, Sequence, Tuple, Union
 
 from .. import arith as A
 from ..types import ArrayType, Double, Float, Int, ScalarType, Type, VectorType
 from . import patterns as P
-from .expr import Expr, FunCall, FunDecl, Lambda, Literal, Param, Program, UserFun, compose
+from .expr import (Expr, FunCall, FunDecl, Lambda, Literal, Param, Program, UserFun, compose,
+                   unused_number)
 
 __all__ = [
     "userfun", "lam", "program", "compose", "lit", "flit", "dlit", "ilit", "vlit",
@@ -32,20 +33,55 @@ __all__ = [
     "splitOffsets", "partition", "index_fun", "reverse", "reorderStride", "transposeIdx",
 ]
 
-_names = itertools.count()
-
-
 def userfun(name: str, params: Sequence[Tuple[str, Type]], ret: Type, body: str) -> UserFun:
     """A user function: C ``body`` over scalar/vector/tuple parameters."""
     return UserFun(name, tuple(n for n, _ in params), tuple(t for _, t in params), ret, body)
 
 
+class _Hole(Param):
+    """A parameter of a lambda being built, before it has its name: equal only to itself."""
+
+    __eq__ = object.__eq__
+    __hash__ = object.__hash__
+
+
+def _fill(node, m: dict):
+    """``node`` with the holes of ``m`` replaced (the unchanged parts shared)."""
+    if isinstance(node, _Hole):
+        return m.get(node, node)
+    if isinstance(node, UserFun) or not isinstance(node, (Expr, FunDecl)) \
+            or not dataclasses.is_dataclass(node):
+        return node
+    changes = {}
+    for fld in dataclasses.fields(node):
+        v = getattr(node, fld.name)
+        if isinstance(v, (Expr, FunDecl)):
+            w = _fill(v, m)
+            if w is not v:
+                changes[fld.name] = w
+        elif isinstance(v, tuple) and any(isinstance(x, (Expr, FunDecl)) for x in v):
+            w = tuple(_fill(x, m) for x in v)
+            if any(a is not b for a, b in zip(v, w)):
+                changes[fld.name] = w
+    return dataclasses.replace(node, **changes) if changes else node
+
+
 def lam(fn: Callable[..., Expr], names: Sequence[str] = ()) -> Lambda:
-    """``lam(lambda acc, x: add(acc, x))`` -> ``\\acc x -> add(acc, x)``."""
+    """``lam(lambda acc, x: add(acc, x))`` -> ``\\acc x -> add(acc, x)``.
+
+    Without ``names`` the parameters are named after the body is built: ``_l<n>``, ``n``
+    above the numbers of the ``_l`` parameters in the body (the lambdas built inside this
+    one), so they capture none of its names and no lambda inside shadows them; no counter
+    (building a program twice gives the same names, issue 13)."""
     n = len(inspect.signature(fn).parameters)
-    pnames = list(names) or [f"_l{next(_names)}" for _ in range(n)]
-    params = tuple(Param(p) for p in pnames)
-    return Lambda(params, fn(*params))
+    if names:
+        params = tuple(Param(p) for p in names)
+        return Lambda(params, fn(*params))
+    holes = tuple(_Hole("_l?") for _ in range(n))
+    body = fn(*holes)
+    first = unused_number("_l", body)
+    params = tuple(Param(f"_l{first + j}") for j in range(n))
+    return Lambda(params, _fill(body, dict(zip(holes, params))))
 
 
 def program(name: str, params: Sequence[Tuple[str, Type]], body: Callable[..., Expr]) -> Program:

@@ -6,7 +6,7 @@ messages but do not take part in equality.
 from __future__ import annotations
 
 import dataclasses
-import itertools
+import re
 from dataclasses import dataclass, field
 from typing import Optional, Tuple
 
@@ -94,9 +94,6 @@ class Program:
         return Lambda(self.params, self.body)
 
 
-_fresh = itertools.count()
-
-
 class Scope:
     """An environment of names for the passes that descend into lambdas: extending it is
     O(1) and shares its parent (nested lambdas keep memory linear in their depth, where
@@ -141,13 +138,28 @@ def extend(env, bindings) -> Scope:
     return Scope(bindings, env if isinstance(env, Scope) else Scope(env))
 
 
-def fresh_param(prefix: str = "p") -> Param:
-    return Param(f"{prefix}{next(_fresh)}")
+def unused_number(prefix: str, *nodes) -> int:
+    """The least number above those of the parameters named ``prefix<number>`` in ``nodes``
+    (0 when there are none): the builders name the parameters they make from what they
+    enclose, not from a process-wide counter, so building a program twice gives the same
+    names (issue 13)."""
+    pat = re.compile(re.escape(prefix) + r"(\d+)$")
+    top = -1
+    for node in nodes:
+        for n in walk(node):
+            if isinstance(n, Param):
+                m = pat.match(n.name)
+                if m:
+                    top = max(top, int(m.group(1)))
+    return top + 1
 
 
 def compose(*fs: FunDecl) -> Lambda:
-    """``compose(f, g, h) == f o g o h`` as ``\\p -> f(g(h(p)))``."""
-    p = fresh_param("_c")
+    """``compose(f, g, h) == f o g o h`` as ``\\p -> f(g(h(p)))``.  ``p`` occurs only as the
+    argument of ``h`` (under none of the binders of ``fs``), so a name unlike all the
+    parameters of ``fs`` is fresh: ``_c<n>``, ``n`` above the numbers of the ``_c`` names in
+    ``fs`` (a composition made later around this one picks a higher number)."""
+    p = Param(f"_c{unused_number('_c', *fs)}")
     body: Expr = p
     for f in reversed(fs):
         body = FunCall(f, (body,))

@@ -95,6 +95,9 @@ class CodeGen:
     def __init__(self, typed: TypedProgram, spaces, alloc: Allocation, shapes, barriers):
         self.typed = typed
         self.types = typed.types
+        #: the fresh variables of this code generation (views' row variables, iterate
+        #: counters), after the type inference's
+        self.vars = A.VarSupply(typed.next_uid)
         self.spaces = spaces
         self.alloc = alloc
         self.shapes = shapes
@@ -410,7 +413,7 @@ class CodeGen:
         if isinstance(f, P.LayoutPattern):
             if dest is not None:
                 argd = output_view(f, dest, self.types[id(c.args[0])], self.typed.static.get(id(f), {}),
-                                   self.span)
+                                   self.vars, self.span)
                 self.emit(c.args[0], env, argd)
                 return dest
             argvs = [self.emit(a, env) for a in c.args]
@@ -432,7 +435,7 @@ class CodeGen:
 
     def layout(self, f: P.LayoutPattern, argvs: List[View]) -> View:
         v = layout_view(f, argvs, self.typed.app_types[id(f)], self.typed.static.get(id(f), {}),
-                        self.span)
+                        self.vars, self.span)
         if isinstance(f, P.SplitOffsets) and getattr(v, "check", None) is None:
             # offsets read from an input as they are: the runtime checks them before the launch
             self.offset_checks.append(OffsetsCheck(argvs[0].mem.name, argvs[1].type.length, self.span))
@@ -597,7 +600,7 @@ class CodeGen:
         out_view = MemView(bufs.dst, (), out_t)
         blk = C.Block()
         with self.inside(blk):
-            it_name = self.bind_name(A.fresh_var("iter", 0, k - 1), "iter")
+            it_name = self.bind_name(self.vars.fresh("iter", 0, k - 1), "iter")
             self.parent_add(C.For(f"int {it_name} = 0", f"{it_name} < {k}", f"{it_name} += 1", blk))
             self.apply(f.f, c, [in_view], env, out_view)
             if size_var is not None:

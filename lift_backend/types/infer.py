@@ -103,6 +103,9 @@ class TypedProgram:
     constraints: Tuple[Constraint, ...]
     size_vars: Tuple[Var, ...]
     app_types: Mapping[int, Type] = field(default_factory=dict)
+    #: the first uid the inference's variable supply did not give: the code generator's
+    #: fresh variables start there, distinct from the types' (issue 13: no global counter)
+    next_uid: int = 1
 
     def type_of(self, node) -> Type:
         return self.types[id(node)]
@@ -126,6 +129,7 @@ class _Inferer:
         self.app_types: Dict[int, Type] = {}
         self.divisible_by: set = set()   # (n, k): n % k == 0 is required (checked at launch)
         self.spans: List[Optional[Span]] = [None]
+        self.vars = A.VarSupply()        # the fresh variables of this run (loop, size, k)
 
     # ------------------------------------------------------------------ helpers
     @property
@@ -285,7 +289,7 @@ class _Inferer:
     # ------------------------------------------------------------------ algorithmic patterns
     def map(self, f: P.Map, t: Type, call: FunCall, env) -> Type:
         at = self.array(t, f.kind)
-        k = A.fresh_var(LOOP_VAR_NAMES[f.kind], 0, A.sub(at.length, 1))
+        k = self.vars.fresh(LOOP_VAR_NAMES[f.kind], 0, A.sub(at.length, 1))
         self.loop_vars[id(f)] = k
         bt = self.fun(f.f, [at.elem_at(k)], call, env)
         return ArrayType(bt, at.length, k)
@@ -295,7 +299,7 @@ class _Inferer:
         it = self.expr(f.init, env)
         if not is_value(it):
             raise self.error(f"{f.kind}: the initial value must be a scalar, vector or tuple, got {it}")
-        k = A.fresh_var(LOOP_VAR_NAMES[f.kind], 0, A.sub(at.length, 1))
+        k = self.vars.fresh(LOOP_VAR_NAMES[f.kind], 0, A.sub(at.length, 1))
         self.loop_vars[id(f)] = k
         if f.f.arity != 2:
             raise self.error(f"{f.kind}: the function must take 2 arguments (accumulator, element)")
@@ -333,8 +337,8 @@ class _Inferer:
             lengths.append(A.subst(step, {probe: lengths[-1]}))
         body_lengths = lengths[:-1] if k > 0 else lengths
         lo, hi = _extremes(body_lengths)
-        size = A.fresh_var("size", lo if lo is not None else 0, hi) if hi is not None else \
-            A.Var("size", A.Cst(0), None, A.fresh_var("size", 0, 0).uid)
+        size = self.vars.fresh("size", lo if lo is not None else 0, hi) if hi is not None else \
+            A.Var("size", A.Cst(0), None, self.vars.uid())
         real_step = A.subst(step, {probe: size})
         self.iterate_info[id(f)] = IterateInfo(size, real_step, tuple(lengths))
         if k > 0:
@@ -397,7 +401,7 @@ class _Inferer:
             elif d != A.ZERO:
                 self.constraints.append(Constraint(d, msg, self.span))
         elif isinstance(f, P.IndexLambda):
-            k = A.fresh_var("k", 0, A.sub(n, 1))
+            k = self.vars.fresh("k", 0, A.sub(n, 1))
             self.divisors(who, f.apply(k, n), (k,))
 
     # ------------------------------------------------------------------ layout patterns
@@ -412,7 +416,7 @@ class _Inferer:
             return ArrayType(ArrayType(at.elem, n), A.div(at.length, n))
         if isinstance(f, P.Join):
             at = self.array(argts[0], "join")
-            k = at.index_var or A.fresh_var("k", 0, A.sub(at.length, 1))
+            k = at.index_var or self.vars.fresh("k", 0, A.sub(at.length, 1))
             inner = self.array(at.elem_at(k), "join")
             if inner.dependent or k in type_free_vars(inner.elem):
                 raise self.error(f"join: cannot flatten {at}: the element type depends on the position")
@@ -432,7 +436,7 @@ class _Inferer:
             ats = [self.array(t, "zip", k + 1) for k, t in enumerate(argts)]
             for a in ats[1:]:
                 self.same_len("zip", ats[0].length, a.length, "array lengths")
-            k = A.fresh_var("k", 0, A.sub(ats[0].length, 1))
+            k = self.vars.fresh("k", 0, A.sub(ats[0].length, 1))
             elems = tuple(a.elem_at(k) for a in ats)
             return ArrayType(TupleType(elems), ats[0].length, k)
         if isinstance(f, P.Get):
@@ -525,7 +529,7 @@ class _Inferer:
             name = offs.name if isinstance(offs, Param) else "offsets"
             ref = ArrayRef(id(offs), name)
             rows = A.sub(ot.length, 1)
-            k = A.fresh_var("k", 0, A.sub(rows, 1))
+            k = self.vars.fresh("k", 0, A.sub(rows, 1))
             length = A.sub(A.Lookup(ref, name, A.add(k, 1), 0, vt.length),
                            A.Lookup(ref, name, k, 0, vt.length))
             st["ref"] = ref
@@ -535,7 +539,7 @@ class _Inferer:
             n = self.resolve(f.n, env)
             st["n"] = n
             self.at_least("partition", n, A.ZERO, "the number of rows must not be negative")
-            k = A.fresh_var("k", 0, A.sub(n, 1))
+            k = self.vars.fresh("k", 0, A.sub(n, 1))
             length = self.resolve(f.f.apply(k, n), env)
             self.divisors("partition", length, (k,))
             if not A.prove_nonneg(length):
@@ -611,6 +615,7 @@ def _infer_program(program: Program) -> TypedProgram:
         constraints=tuple(inf.constraints),
         size_vars=program_size_vars(program),
         app_types=MappingProxyType(inf.app_types),
+        next_uid=inf.vars.next_uid,
     )
 
 

@@ -128,7 +128,9 @@ def types_equal(a: Type, b: Type) -> bool:
             return False
         if a.index_var is None and b.index_var is None:
             return types_equal(a.elem, b.elem)
-        k = A.fresh_var("k", 0, A.sub(a.length, 1))
+        # a variable of none of the two types (no counter: the function stays pure)
+        k = A.VarSupply.avoiding(*type_free_vars(a), *type_free_vars(b), a.length).fresh(
+            "k", 0, A.sub(a.length, 1))
         return types_equal(a.elem_at(k), b.elem_at(k))
     if isinstance(a, TupleType) and isinstance(b, TupleType):
         return len(a.elems) == len(b.elems) and all(types_equal(x, y) for x, y in zip(a.elems, b.elems))

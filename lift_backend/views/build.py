@@ -41,11 +41,12 @@ def _reorder_check(f, idx, n, span: Optional[Span]) -> Optional[BoundsCheck]:
 
 
 def layout_view(f: P.LayoutPattern, args: Sequence[View], result_type: Type,
-                static: Mapping[str, object], span: Optional[Span] = None) -> View:
+                static: Mapping[str, object], supply: A.VarSupply,
+                span: Optional[Span] = None) -> View:
     """Input view of ``f(args)`` whose type is ``result_type``.  Data-dependent indices
     (``gatherIdx``, ``splitOffsets`` over offsets computed on the device) and index
     functions not provably in range (``gather(\\i -> i + 1)``) get a run-time check located
-    at ``span``."""
+    at ``span``.  Row variables of nested views come from ``supply`` (the code generator's)."""
     if isinstance(f, P.Split):
         return SplitView(args[0], static["n"], result_type)
     if isinstance(f, P.Join):
@@ -87,7 +88,7 @@ def layout_view(f: P.LayoutPattern, args: Sequence[View], result_type: Type,
         return GatherIdxView(args[1], args[0], result_type, BoundsCheck("gatherIdx", span, pt.length))
     if isinstance(f, P.SplitOffsets):
         offs, data = args
-        var = A.fresh_var("r", 0, A.sub(result_type.length, 1))
+        var = supply.fresh("r", 0, A.sub(result_type.length, 1))
         from .views import consume, MemAccess
         acc = consume(offs, (var,))
         if not isinstance(acc, MemAccess):
@@ -100,7 +101,7 @@ def layout_view(f: P.LayoutPattern, args: Sequence[View], result_type: Type,
         return NestView(data, var, start, result_type, "splitOffsets", check)
     if isinstance(f, P.Partition):
         k = result_type.index_var
-        var = A.fresh_var("r", 0, A.sub(result_type.length, 1))
+        var = supply.fresh("r", 0, A.sub(result_type.length, 1))
         if k is None:
             row = result_type.elem
             start = A.mul(var, row.length)
@@ -135,7 +136,7 @@ def _retype(v: View, t: Type) -> View:
 
 
 def output_view(f: P.LayoutPattern, dest: View, arg_type: Type, static: Mapping[str, object],
-                span: Optional[Span] = None) -> View:
+                supply: A.VarSupply, span: Optional[Span] = None) -> View:
     """Where the argument of ``f`` must be written so that ``f(arg)`` lands in ``dest``."""
     if isinstance(f, P.Join):
         # arg : [[t]_m]_n  ->  rows of dest
@@ -143,7 +144,7 @@ def output_view(f: P.LayoutPattern, dest: View, arg_type: Type, static: Mapping[
         k = at.index_var
         inner = at.elem_at(k) if k is not None else at.elem
         if k is not None and A.contains(inner.length, k):
-            var = A.fresh_var("r", 0, A.sub(at.length, 1))
+            var = supply.fresh("r", 0, A.sub(at.length, 1))
             start = A.sum_over(k, 0, var, inner.length)
             return NestView(dest, var, start, arg_type, "unjoin")
         return SplitView(dest, inner.length, arg_type)

@@ -55,7 +55,9 @@ def index_fun_in_range(f: P.IndexFun, n: AExpr) -> bool:
     (``reorderStride(s)``: ``s`` divides ``n``; ``transpose(a, b)``: ``n = a * b``)."""
     if isinstance(f, (P.Reverse, P.ReorderStride, P.TransposeIdx)):
         return True
-    k = A.fresh_var("k", 0, A.sub(n, 1))
+    # a variable of neither ``f`` nor ``n`` (no counter: the function stays pure)
+    k = A.VarSupply.avoiding(getattr(f, "body", None), getattr(f, "param", None), n).fresh(
+        "k", 0, A.sub(n, 1))
     try:
         e = f.apply(k, n)
         return A.prove_nonneg(e) and A.prove_le(e, A.sub(n, 1))

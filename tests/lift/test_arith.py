@@ -3,11 +3,12 @@ and if-elimination of the position-dependent arrays paper)."""
 import pytest
 
 from lift_backend import arith as A
-from lift_backend.arith import fresh_var, ite, pow_, size_var, sum_over, to_c, to_text
+from lift_backend.arith import VarSupply, ite, pow_, size_var, sum_over, to_c, to_text
 
 N = size_var("N")
 M = size_var("M")
 n = size_var("n")
+fresh_var = VarSupply().fresh     # the fresh variables of these tests (no global counter)
 wg = fresh_var("wg_id", 0, M - 1)
 l = fresh_var("l_id", 0, N - 1)
 i = fresh_var("i", 0, 10)

@@ -10,12 +10,13 @@ from lift_backend.arith import c_div, c_mod
 
 N = A.size_var("N")
 M = A.size_var("M")
-I = A.fresh_var("i", 0, 10)
-J = A.fresh_var("j", 3, 10)
-D = A.fresh_var("d", -6, 6)
-L = A.fresh_var("l", 0, N - 1)
-W = A.fresh_var("w", 0, M - 1)
-S = A.fresh_var("s", 0, 24)           # summation variable
+_VARS = A.VarSupply()                 # the fresh variables of these tests (no global counter)
+I = A.fresh_var("i", 0, 10, _VARS)
+J = A.fresh_var("j", 3, 10, _VARS)
+D = A.fresh_var("d", -6, 6, _VARS)
+L = A.fresh_var("l", 0, N - 1, _VARS)
+W = A.fresh_var("w", 0, M - 1, _VARS)
+S = A.fresh_var("s", 0, 24, _VARS)  # summation variable
 LEAVES = [N, M, I, J, D, L, W]
 
 

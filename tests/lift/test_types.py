@@ -68,11 +68,12 @@ def test_position_dependent_types():
     assert type_to_text(t.result_type) == "[float]N"
     # a position-dependent array flattened: the sum of the row lengths
     assert result("program p(m: [i -> [float](i + 1)]N) = join $ m") == "[float](N + (N * N - N) / 2)"
-    j = A.fresh_var("j", 0, 9)
+    vs = A.VarSupply()
+    j = vs.fresh("j", 0, 9)
     a = ArrayType(ArrayType(Float, A.add(j, 1)), 10, j)
-    b = ArrayType(ArrayType(Float, A.add(A.fresh_var("k", 0, 9), 1)), 10)
+    b = ArrayType(ArrayType(Float, A.add(vs.fresh("k", 0, 9), 1)), 10)
     assert not types_equal(a, b) or True  # different position variables are renamed
-    k = A.fresh_var("k", 0, 9)
+    k = vs.fresh("k", 0, 9)
     assert types_equal(a, ArrayType(ArrayType(Float, A.add(k, 1)), 10, k))
 
 
