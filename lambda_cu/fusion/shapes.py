@@ -58,10 +58,6 @@ class Shape:
     __slots__ = ()
 
 
-def _named(e: ir.Exp, opaque: Callable[[str], str]) -> str:
-    return e.name if isinstance(e, ir.Var) else opaque(str(e))
-
-
 @dataclass(frozen=True)
 class Known(Shape):
     value: object
@@ -396,8 +392,7 @@ class RegionShapes:
     def run_view(self, k: int) -> KernelShapes:
         """The kernel-level analysis of run ``k``'s SOAC, its parameters seen through the
         run's arguments (no kernel-scope symbols: unresolved means unknown)."""
-        soac, args = self.run_soacs[k]
-        return _RunView(self, args)
+        return _RunView(self, self.run_soacs[k][1])
 
     def iteration(self, k: int):
         """Iteration size of run node ``k`` (None if unknown)."""
