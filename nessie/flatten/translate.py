@@ -16,6 +16,10 @@ translated either on the host (``ctx is None``) or in a flat parallel context
   per (function, which-arguments-are-uniform) pair, taking the context size and the arguments'
   representations.  Recursion stays on the CPU: the lifted function calls itself on smaller
   contexts.
+* Sibling calls (components of a tuple or of a call's arguments, elements of a sequence
+  literal) of one user function that can neither fail nor have an effect are made as ONE lifted
+  call on the instances of all of them (:meth:`Flattener.tr_siblings`), so tree recursion
+  (``fib(n-1) + fib(n-2)``) makes lifted calls linear in its depth, not exponential in it.
 * Builtins have a host form and a lifted (segmented) form (:mod:`nessie.flatten.builtins`).
 * Every code path runs only in non-empty contexts, so computations on uniform values can be done
   once on the host ("hoisted") without raising errors the source program would not raise.
@@ -85,6 +89,8 @@ class Flattener:
                 self.fundefs[it.name] = it
         self.tm = R.TypeMap(datatypes, IntT(int_bits))
         self.fun_globals = self._globals_used()
+        self._safe_memo: dict = {}
+        self.safe_funs = self._safe_functions()
         self.globals: dict[str, U] = {}
         self.functions: dict[str, ir.Function] = {}
         self._in_progress: set[str] = set()
@@ -281,6 +287,107 @@ class Flattener:
         outs = self.b.bind_many(ir.Call(fn, tuple(args)), rtys, "lcall")
         return L(self.tm.seq_from_leaves(e.type, list(outs)), None)
 
+    # ------------------------------------------------------------------------- sibling calls
+    def _safe_functions(self) -> frozenset:
+        """The user functions that can neither fail nor have an effect, transitively (greatest
+        fixpoint: a recursive call is safe unless something else in the body is not)."""
+        safe = set(self.fundefs)
+        changed = True
+        while changed:
+            changed = False
+            for name in sorted(safe):
+                if not all(_node_safe(nd, safe) for nd in T.iter_nodes(self.fundefs[name].body)):
+                    safe.discard(name)
+                    changed = True
+        return frozenset(safe)
+
+    def expr_safe(self, e) -> bool:
+        """Can evaluating ``e`` neither raise a runtime error nor have an effect?"""
+        hit = self._safe_memo.get(id(e))
+        if hit is None or hit[0] is not e:
+            hit = (e, all(_node_safe(nd, self.safe_funs) for nd in T.iter_nodes(e)))
+            self._safe_memo[id(e)] = hit
+        return hit[1]
+
+    def tr_siblings(self, exps: list, env: dict, ctx: Optional[Ctx]) -> list:
+        """Translate independent expressions (the components of a tuple, hence the arguments of
+        a call; the elements of a sequence literal) in order.
+
+        In a context, two or more calls among them to the same *safe* user function (one that
+        cannot fail nor have an effect, see :meth:`_safe_functions`) become ONE lifted call over
+        the instances of all of them (:meth:`call_batched`): a function with two recursive calls
+        then makes a number of lifted calls linear in its recursion depth, not exponential.
+        Deferring a safe call is unobservable as long as what is evaluated in between cannot
+        fail nor have an effect either; before anything that can, the deferred calls are made."""
+        if ctx is None:
+            return [self.tr(x, env, ctx) for x in exps]
+        counts: dict = {}
+        for x in exps:
+            if isinstance(x, T.Call) and x.kind == T.USER and x.name in self.safe_funs:
+                counts[x.name] = counts.get(x.name, 0) + 1
+        if not any(c >= 2 for c in counts.values()):
+            return [self.tr(x, env, ctx) for x in exps]
+        vals: list = [None] * len(exps)
+        pending: dict = {}
+
+        def flush():
+            for calls in pending.values():
+                if len(calls) == 1:
+                    i, x, argv = calls[0]
+                    vals[i] = self.call_user(x, argv, ctx, env)
+                else:
+                    for (i, _, _), v in zip(calls, self.call_batched(calls, ctx, env)):
+                        vals[i] = v
+            pending.clear()
+
+        for i, x in enumerate(exps):
+            if isinstance(x, T.Call) and x.kind == T.USER and counts.get(x.name, 0) >= 2:
+                if not self.expr_safe(x.arg):
+                    flush()
+                argv = self.tr(x.arg, env, ctx)
+                if is_uniform(argv):
+                    vals[i] = self.call_user(x, argv, ctx, env)
+                else:
+                    pending.setdefault(x.name, []).append((i, x, argv))
+            else:
+                if not self.expr_safe(x):
+                    flush()
+                vals[i] = self.tr(x, env, ctx)
+        flush()
+        return vals
+
+    def call_batched(self, calls: list, ctx: Ctx, env: dict) -> list:
+        """``k`` calls ``(i, call, argv)`` of one user function in ``ctx`` (``n`` instances) as
+        one lifted call on ``k*n`` instances, interleaved (instance ``m`` of call ``j`` is
+        instance ``m*k + j``); an argument component the same uniform value in every call stays
+        uniform.  Returns the ``k`` results, read through index maps (no copy)."""
+        b = self.b
+        e0 = calls[0][1]
+        fd = self.fundefs[e0.name]
+        comps = self.pattern_components(fd.param)
+        k = len(calls)
+        per_call = [self.split_by_pattern(fd.param, argv) for _, _, argv in calls]
+        total = b.bind(R.p("mul", ctx.n, R.c_int(k)), INT, "bn")
+        which = R.map_vec(b, R.p("rem", R.I, R.c_int(k)), total, INT, "bw")
+        src = R.map_vec(b, R.p("div", R.I, R.c_int(k)), total, INT, "bs")
+        new_vals = []
+        for j, pat in enumerate(comps):
+            vs = [pc[j] for pc in per_call]
+            if all(is_uniform(v) for v in vs) and all(uniform_rep(v) == uniform_rep(vs[0])
+                                                     for v in vs[1:]):
+                new_vals.append(vs[0])
+            else:
+                reps = [materialise(b, v, ctx, self.tm, pat.type) for v in vs]
+                new_vals.append(L(R.combine(b, which, src, total, reps), None))
+        argv = _rebuild_pattern(fd.param, iter(new_vals))
+        res = self.call_user(e0, argv, Ctx(total), env)
+        outs = []
+        for j in range(k):
+            m = R.map_vec(b, R.p("add", R.p("mul", R.I, R.c_int(k)), R.c_int(j)), ctx.n, INT,
+                          "bsel")
+            outs.append(L(res.rep, m))
+        return outs
+
     # ------------------------------------------------------------------------- patterns
     def bind_pattern(self, p, v, env: dict) -> None:
         if isinstance(p, T.PVar):
@@ -321,7 +428,11 @@ class Flattener:
         return self._global(e.name, env)
 
     def tr_Pair(self, e, env, ctx):
-        return pair(self.tr(e.fst, env, ctx), self.tr(e.snd, env, ctx))
+        if ctx is None:
+            return pair(self.tr(e.fst, env, ctx), self.tr(e.snd, env, ctx))
+        parts = _pair_leaves(e)
+        vals = iter(self.tr_siblings(parts, env, ctx))
+        return _rebuild_pair(e, vals)
 
     def tr_Let(self, e, env, ctx):
         v = self.tr(e.bound, env, ctx)
@@ -353,7 +464,7 @@ class Flattener:
         return pair(v, U(R.Scalar(dt, FLOAT)))
 
     def tr_SeqLit(self, e, env, ctx):
-        vals = [self.tr(x, env, ctx) for x in e.elems]
+        vals = self.tr_siblings(list(e.elems), env, ctx)
         elem = e.type.elem
         if ctx is None or all(is_uniform(v) for v in vals):
             reps = [uniform_rep(v) for v in vals]
@@ -650,6 +761,66 @@ def _located(e: ir.Exp) -> bool:
     if isinstance(e, ir.Proj):
         return _located(e.tup)
     return False
+
+
+#: builtins that can neither fail nor have an effect (whatever their arguments)
+_SAFE_BUILTINS = frozenset({
+    "+", "-", "*", "max", "min", "==", "/=", "<", ">", "<=", ">=", "and", "or", "xor", "nor",
+    "nand", "not", "negate", "abs", "float", "btoi", "diff", "plusp", "minusp", "zerop", "oddp",
+    "evenp", "select", "identity", "#", "length", "sum", "product", "any", "all", "parity",
+    "plus_scan", "mult_scan", "or_scan", "and_scan", "xor_scan"})
+#: builtins that cannot fail when their second argument is a positive literal
+_DIV_BUILTINS = frozenset({"/", "rem", "mod"})
+_SAFE_NODES = (T.Lit, T.StringLit, T.Var, T.GlobalVar, T.ConstRef, T.Pair, T.If, T.Let, T.Gen,
+               T.SeqLit, T.EmptySeq, T.PVar, T.PWild, T.PPair, T.PCon)
+
+
+def _node_safe(nd, safe_funs) -> bool:
+    """Can this node itself (not its children) neither fail nor have an effect?  Conservative:
+    anything not known to be safe is not."""
+    if isinstance(nd, T.Call):
+        if nd.kind == T.USER:
+            return nd.name in safe_funs
+        if nd.kind == T.CONSTRUCTOR:
+            return True
+        if nd.kind == T.BUILTIN:
+            if nd.name in _SAFE_BUILTINS:
+                return True
+            if nd.name in _DIV_BUILTINS and isinstance(nd.arg, T.Pair):
+                d = nd.arg.snd
+                return (isinstance(d, T.Lit) and isinstance(d.value, (int, float))
+                        and not isinstance(d.value, bool) and d.value > 0)
+        return False
+    if isinstance(nd, T.ApplyToEach):
+        return len(nd.gens) == 1        # several generators: their lengths may differ
+    return isinstance(nd, _SAFE_NODES)
+
+
+def _pair_leaves(e) -> list:
+    """The components of a (nested) pair expression, left to right."""
+    out, stack = [], [e]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, T.Pair):
+            stack.append(x.snd)
+            stack.append(x.fst)
+        else:
+            out.append(x)
+    return out
+
+
+def _rebuild_pair(e, vals):
+    if isinstance(e, T.Pair):
+        a = _rebuild_pair(e.fst, vals)
+        return pair(a, _rebuild_pair(e.snd, vals))
+    return next(vals)
+
+
+def _rebuild_pattern(p, vals):
+    if isinstance(p, T.PPair):
+        a = _rebuild_pattern(p.fst, vals)
+        return pair(a, _rebuild_pattern(p.snd, vals))
+    return next(vals)
 
 
 def _scalars_only(r) -> bool:
