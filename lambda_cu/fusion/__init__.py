@@ -39,6 +39,7 @@ from ..support import env_positive
 from ..dead_code import drop_dead_bindings, drop_unused_kernels
 from ..types import BoolT, CharT, FloatT, IntT, VecT
 from . import ilp
+from .cse import cse_program
 from .dot import function_to_dot, pdg_to_dot, report_to_dots
 from .exprs import effectful, rewrite as rewrite_exp
 from .merge import canonical_names, merge_cluster, prune_params
@@ -407,7 +408,9 @@ def _order_items(items) -> tuple:
 
 def fuse_program(prog: ir.Program, *, time_limit: float = ilp.DEFAULT_TIME_LIMIT,
                  solver="cbc", budget: float = None, window: int = None) -> FusionResult:
-    """Fuse the kernels of every control region of ``prog`` (see the module docstring)."""
+    """Fuse the kernels of every control region of ``prog`` (see the module docstring), then
+    eliminate common subexpressions of the result (``lambda_cu.fusion.cse``: equal results of
+    the fused kernels, and the equal bindings that makes; the flattener ran it on ``prog``)."""
     fz = _Fuser(prog, time_limit, solver, DEFAULT_BUDGET if budget is None else budget,
                 DEFAULT_WINDOW if window is None else window)
     functions = []
@@ -419,7 +422,7 @@ def fuse_program(prog: ir.Program, *, time_limit: float = ilp.DEFAULT_TIME_LIMIT
     if main:
         main = fz.region("main", "main", main, None, True)
     kernels = tuple(fz.kernels.values())
-    new = drop_unused_kernels(ir.Program(kernels, tuple(functions), main))
+    new = cse_program(drop_unused_kernels(ir.Program(kernels, tuple(functions), main)))
     reports = []
     for owner, regs in fz.reports.items():
         fb = [r.schedule.fallback_reason for r in regs if r.schedule.fallback]
