@@ -281,8 +281,8 @@ def main(argv=None) -> int:
     with open(os.path.join(args.out, "bench.json"), "w") as f:
         json.dump({"device": dev, "rows": rows,
                    "totals": {k: sum(r[k] for r in rows) for k in
-                              ("unfused_launches", "fused_launches", "unfused_s", "fused_s",
-                               "saved_s")}}, f, indent=2)
+                              ("launches_fused", "launches_unfused", "nessie_fused_s",
+                               "nessie_unfused_s")}}, f, indent=2)
     lines = [f"Device: {dev}", "",
              "| workload | n | fused | unfused | device launches fused/unfused | peer | peer time | fused/peer |",
              "|---|---|---|---|---|---|---|---|"]
