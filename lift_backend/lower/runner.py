@@ -154,6 +154,9 @@ class _Context:
         self.ctx = cl.Context([device])
         self.queue = cl.CommandQueue(self.ctx)
         self._profiling_queue = None
+        #: id(kernel) -> (kernel, the scalar argument types pyopencl was told): one table for
+        #: every runner of the context, as they share its kernels (``OpenCLRunner.launch``)
+        self.argsig: dict = {}
         self.is_gpu = bool(device.type & cl.device_type.GPU)
         self.programs: dict[str, dict] = {}
         # the loop strategy follows the device kind; NESSIE_OPENCL_STRATEGY=cpu|gpu forces one
@@ -255,6 +258,7 @@ class OpenCLRunner:
         self.stats = Stats()
         self._lowered: dict[str, _LoweredKernel] = {}
         self._pending: list = []          # sites of each SOAC launched since the last sync
+        self._argsig = self.c.argsig      # the context's kernels' scalar types (launch)
         self._temps = 0
         self._max_alloc = int(device.max_mem_alloc_size)
         self.err = self._alloc(4)
@@ -381,6 +385,14 @@ class OpenCLRunner:
             return
         loc = self.c.local
         g = -(-int(gsize) // loc) * loc
+        # pyopencl's generic set_args inspects every argument (~40 us a launch); told the
+        # scalar types once, it packs them in one call (~1 us): the signature is checked on every
+        # launch, so a kernel whose scalar types change is told again
+        sig = tuple(a.dtype if isinstance(a, np.generic) else None for a in args)
+        hit = self._argsig.get(id(kern))
+        if hit is None or hit[0] is not kern or hit[1] != sig:
+            kern.set_scalar_arg_dtypes(list(sig))
+            self._argsig[id(kern)] = (kern, sig)
         kern.set_args(*args)
         ev = self.cl.enqueue_nd_range_kernel(self.queue, kern, (g,), (loc,))
         self.stats.launches += 1
