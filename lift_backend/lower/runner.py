@@ -226,7 +226,8 @@ def lower_kernel(k: ir.Kernel, strategy: str = "cpu") -> list[LoweredSoac]:
     dev_scalars: set[str] = set()
     out = []
     for b in k.binds:
-        ls = lower_soac(f"{cname(k.name)}_{len(out)}", b.soac, tenv, frozenset(dev_scalars))
+        ls = lower_soac(f"{cname(k.name)}_{len(out)}", b.soac, tenv, frozenset(dev_scalars),
+                        strategy)
         out.append(ls)
         for v, t in zip(b.vars, ls.out_types):
             if not isinstance(t, (VecT, SegDesT)):
@@ -632,6 +633,9 @@ class OpenCLRunner:
             # one work-item per segment, one pass, no segment ids
             ctx = self._ctx_args(ls, kenv, own=False) + [self.err, self._errbase(ls)]
             outs = [self.new_vec(sd.count if isinstance(s, ir.SegReduce) else n, dt) for dt in tau]
+            if "rowsl_cap" in ls.info:
+                self.launch(K("rowsl"), min(sd.count, self.map_items), ctx + [L(sd.count)] + [o.buf for o in outs])
+                return outs
             self.launch(K("rows"), min(sd.count, self.map_items), ctx + [L(sd.count)] + [o.buf for o in outs])
             return outs
         ctx = self._ctx_args(ls, kenv) + [self.err, self._errbase(ls)]

@@ -206,6 +206,12 @@ class _Builder:
         return out
 
 
+def _csize(t: Type) -> int:
+    """Bytes of one component's C type (local memory budgets)."""
+    c = ctype(t)
+    return {"double": 8, "long": 8, "ulong": 8, "float": 4, "int": 4, "uint": 4}.get(c, 1)
+
+
 def _decl_acc(gen: CGen, prefix: str, types: list[Type]) -> list[str]:
     names = [f"{prefix}{j}" for j in range(len(types))]
     for n, t in zip(names, types):
@@ -236,9 +242,10 @@ def _buf_params(prefix: str, types, const: bool = False) -> list[str]:
 
 
 def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
-               dev_scalars: frozenset[str]) -> LoweredSoac:
+               dev_scalars: frozenset[str], strategy: str = "cpu") -> LoweredSoac:
     """Lower one SOAC application of kernel ``kname`` (its bound variables' types come from the
-    kernel's type environment ``tenv``)."""
+    kernel's type environment ``tenv``) for a device kind's ``strategy`` (``"cpu"``/``"gpu"``:
+    a GPU gets one more phase, ``rowsl``)."""
     from lambda_cu.check import soac_result_types
     sites = Sites()
     seg_fields: tuple[str, ...] = ()
@@ -420,6 +427,80 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
                               if scan else
                               "mapGlb(0)(toGlobal(reduceSeq(op, init))) $ splitOffsets(offsets, generate(n))"),
                      ["const long nseg"] + _buf_params("out", tau), prow)
+
+        if seg and strategy == "gpu":
+            # short segments on a GPU: a work-group takes W consecutive segments, stages the
+            # thunk's values of all their elements in local memory with consecutive work-items
+            # reading consecutive elements (coalesced), then each work-item folds (or scans, in
+            # place) its segment from local memory in order -- the rows plan's result, bit for
+            # bit -- and a scan's results are written back coalesced; a block whose elements do
+            # not fit is done from global memory as the rows plan does
+            cap = max(256, 32768 // sum(_csize(t) for t in tau))
+            info["rowsl_cap"] = cap
+
+            def prowl(gen):
+                for j, t in enumerate(tau):
+                    gen.emit(f"local {ctype(t)} l{j}[{cap}];")
+                gen.emit("const long W = get_local_size(0), lid = get_local_id(0);")
+                gen.emit("for (long s0 = get_group_id(0) * W; s0 < nseg; s0 += get_num_groups(0) * W) {")
+                gen.emit("  const long s1 = min(s0 + W, nseg);")
+                gen.emit(f"  const long a0 = {sd}_offsets[s0];")
+                gen.emit(f"  const long m = (long){sd}_offsets[s1 - 1] + {sd}_lengths[s1 - 1] - a0;")
+                gen.emit(f"  const int staged = m <= {cap};")
+                gen.emit("  if (staged) {")
+                gen.emit("    for (long k = lid; k < m; k += W) {")
+                gen.emit("      const long i = a0 + k;")
+                x = b.pull(gen, f, "i")
+                for j, e in enumerate(x.exprs):
+                    gen.emit(f"      l{j}[k] = {e};")
+                gen.emit("    }")
+                gen.emit("  }")
+                gen.emit("  barrier(CLK_LOCAL_MEM_FENCE);")
+                gen.emit("  const long s = s0 + lid;")
+                gen.emit("  if (s < s1) {")
+                gen.emit(f"    const long a = {sd}_offsets[s], e = a + {sd}_lengths[s];")
+                acc = _decl_acc(gen, "acc", tau)
+                _assign(gen, acc, b.init(gen, soac))
+                gen.emit("    if (staged) {")
+                gen.emit("      for (long i = a; i < e; i++) {")
+                xl = _val([f"l{j}[i - a0]" for j in range(len(tau))], tau)
+                if scan:
+                    xs_ = _decl_acc(gen, "xv", tau)
+                    _assign(gen, xs_, xl)
+                    for j in range(len(tau)):
+                        gen.emit(f"        l{j}[i - a0] = acc{j};")
+                    xl = _val(xs_, tau)
+                _assign(gen, acc, b.op(gen, soac.op, _val(acc, tau), xl))
+                gen.emit("      }")
+                gen.emit("    } else {")
+                gen.emit("      for (long i = a; i < e; i++) {")
+                xg = b.pull(gen, f, "i")
+                if scan:
+                    for j in range(len(tau)):
+                        gen.emit(f"        out{j}[i] = acc{j};")
+                _assign(gen, acc, b.op(gen, soac.op, _val(acc, tau), xg))
+                gen.emit("      }")
+                gen.emit("    }")
+                if not scan:
+                    for j in range(len(tau)):
+                        gen.emit(f"    out{j}[s] = acc{j};")
+                gen.emit("  }")
+                gen.emit("  barrier(CLK_LOCAL_MEM_FENCE);")
+                if scan:
+                    gen.emit("  if (staged) {")
+                    gen.emit("    for (long k = lid; k < m; k += W) {")
+                    for j in range(len(tau)):
+                        gen.emit(f"      out{j}[a0 + k] = l{j}[k];")
+                    gen.emit("    }")
+                    gen.emit("  }")
+                    gen.emit("  barrier(CLK_LOCAL_MEM_FENCE);")
+                gen.emit("}")
+            lift = ("join o mapWrg(0)(toGlobal(mapLcl(0)(id)) o mapLcl(0)(scanSeq(op, init)) o "
+                    "splitOffsets(offsets) o toLocal(mapLcl(0)(f)) o rowBlock(W)) $ generate(n)"
+                    if scan else
+                    "join o mapWrg(0)(mapLcl(0)(toGlobal(reduceSeq(op, init))) o "
+                    "splitOffsets(offsets) o toLocal(mapLcl(0)(f)) o rowBlock(W)) $ generate(n)")
+            b.kernel("rowsl", lift, ["const long nseg"] + _buf_params("out", tau), prowl)
 
         if not (scan or seg) and _commutative(soac.op, tau):
             # a commutative (exactly, or up to float rounding) monoid on a GPU: work-item c folds

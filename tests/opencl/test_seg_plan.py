@@ -9,7 +9,7 @@ import pytest
 from lambda_cu.ir import Program, SegReduce, SegScan
 from lambda_cu.values import SegDes
 
-from .ocl_helpers import INT, SD, VecT, check, const, kernel, op2, pull, var
+from .ocl_helpers import INT, SD, VecT, check, const, kernel, op2, prim, pull, th, var
 
 pytestmark = pytest.mark.opencl
 
@@ -64,3 +64,46 @@ def test_skewed_segments_agree_on_both_plans(runners):
         xs = rng.integers(-1000, 1000, int(lengths.sum())).astype(np.int32)
         for name in ("SR", "SS"):
             check(prog, runners, xs, SegDes(lengths), name=name, expect_error=False)
+
+
+@pytest.mark.parametrize("Soac", [SegReduce, SegScan])
+def test_gpu_rows_in_local_memory_staged_and_not(runners, Soac):
+    """The GPU strategy's ``rowsl`` (a work-group stages its W segments' elements in local
+    memory, coalesced, then folds -- or scans in place and writes back coalesced -- each
+    segment in order) against the numpy runner: blocks whose
+    elements fit, blocks that do not (folded from global memory), empty segments, a float sum
+    (in order: bit for bit) and a tuple operator; the plan is really taken."""
+    from lambda_cu.ir import Index, Proj, Tuple
+    from lambda_cu.types import FLOAT, TupleT
+    gpu = [r for r in runners if r.c.strategy == "gpu"]
+    assert gpu, "the runners include the GPU strategy"
+    FI = TupleT((FLOAT, INT))
+    pair = Tuple((Index(var("fs"), var("i")), Index(var("xs"), var("i"))))
+    prog = Program((
+        kernel("F", [("fs", VecT(FLOAT)), ("xs", VecT(INT)), ("sd", SD)],
+               [("r", Soac(th(("i", INT), Index(var("fs"), var("i"))), (const(0.5, FLOAT),),
+                                op2("add", FLOAT), var("sd")))], ["r"]),
+        kernel("T", [("fs", VecT(FLOAT)), ("xs", VecT(INT)), ("sd", SD)],
+               [(("a", "b"), Soac(th(("i", INT), pair), (const(0.0, FLOAT), const(7)),
+                                       th((("x", FI), ("y", FI)),
+                                          Tuple((prim("max", Proj(var("x"), 0), Proj(var("y"), 0)),
+                                                 prim("add", Proj(var("x"), 1), Proj(var("y"), 1))))),
+                                       var("sd")))], ["a", "b"])))
+    rng = np.random.default_rng(3)
+    launched = []
+    for r in gpu:
+        orig = r.launch
+        r.launch = lambda kern, g, args, _o=orig: (launched.append(kern.function_name), _o(kern, g, args))[1]
+    try:
+        for lengths in (np.full(8192, 3, np.int32),                      # fits
+                        np.full(8192, 60, np.int32),                     # 256 x 60 > cap
+                        np.where(np.arange(9000) % 7 == 0, 0, rng.integers(0, 40, 9000)).astype(np.int32)):
+            total = int(lengths.sum())
+            fs = rng.standard_normal(total) * 1e3
+            xs = rng.integers(-100, 100, total).astype(np.int32)
+            check(prog, gpu, fs, xs, SegDes(lengths), name="F", expect_error=False)
+            check(prog, gpu, fs, xs, SegDes(lengths), name="T", expect_error=False)
+    finally:
+        for r in gpu:
+            del r.launch
+    assert any(n.endswith("_rowsl") for n in launched), launched
