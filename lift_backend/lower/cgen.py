@@ -163,6 +163,15 @@ class CGen:
         self.lines: list[str] = []
         self.indent = indent
         self._n = 0
+        #: within one thunk application (``apply``), values already computed, by what computes
+        #: them (a subscript of a buffer at an index temporary, a primitive of argument
+        #: temporaries): a fused thunk repeats the gathers it inlined (quicksort's filters read
+        #: ``v4[seg_offsets(sd0)[v1[seg_ids(sd2)[i]]] + ...]`` once per filter), and each is
+        #: emitted once.  A check merged this way is the same condition as the earlier one, which
+        #: runs first and fails first, so errors are unchanged.  Scoped: None outside ``apply``,
+        #: and what an ``if`` branch computes stays in that branch.
+        self._memo: Optional[dict] = None
+        self._depth = 0
 
     # -------------------------------------------------------------- helpers
     def fresh(self) -> str:
@@ -187,13 +196,15 @@ class CGen:
 
     def block(self, fn) -> list[str]:
         """Run ``fn`` with a fresh line buffer (one level deeper); returns its lines."""
-        saved, saved_indent = self.lines, self.indent
+        saved, saved_indent, saved_memo = self.lines, self.indent, self._memo
         self.lines, self.indent = [], self.indent + "  "
+        if saved_memo is not None:
+            self._memo = dict(saved_memo)
         try:
             fn()
             return self.lines
         finally:
-            self.lines, self.indent = saved, saved_indent
+            self.lines, self.indent, self._memo = saved, saved_indent, saved_memo
 
     def vec(self, e: ir.Exp) -> VecAccess:
         if isinstance(e, ir.Var):
@@ -211,6 +222,17 @@ class CGen:
     def apply(self, th: ir.Thunk, args: list[Val], env: dict[str, Val]) -> Val:
         """Apply a thunk to argument values (one :class:`Val` per parameter, or the flat
         components of all parameters in one Val) in the scalar environment ``env``."""
+        if self._depth == 0:
+            self._memo = {}
+        self._depth += 1
+        try:
+            return self._apply(th, args, env)
+        finally:
+            self._depth -= 1
+            if self._depth == 0:
+                self._memo = None
+
+    def _apply(self, th: ir.Thunk, args: list[Val], env: dict[str, Val]) -> Val:
         inner = dict(env)
         flat_e = [x for a in args for x in a.exprs]
         flat_t = [x for a in args for x in a.types]
@@ -328,14 +350,20 @@ class CGen:
         acc = self.vec(e.vec)
         iv = self.exp(e.idx, env)
         ix = iv.exprs[0]
-        site = self.site(e, e.loc, MSG_BOUNDS)
-        out = self.fresh()
         # a segment-descriptor field is stored as int but read as its SegVec's int type
         elem = e.vec.ity if isinstance(e.vec, ir.SegVec) else acc.elem
+        key = ("index", acc.buf, acc.length, ix, elem)
+        if self._memo is not None and key in self._memo:
+            return self._memo[key]
+        site = self.site(e, e.loc, MSG_BOUNDS)
+        out = self.fresh()
         self.emit(f"{ctype(elem)} {out};")
         self.emit(f"if ((long)({ix}) < 0 || (long)({ix}) >= (long)({acc.length})) "
                   f"{{ {self.err(site)} {out} = 0; }} else {out} = ({ctype(elem)}){acc.buf}[{ix}];")
-        return Val([out], [elem])
+        v = Val([out], [elem])
+        if self._memo is not None:
+            self._memo[key] = v
+        return v
 
     def if_(self, e: ir.If, env: dict[str, Val]) -> Val:
         c = self.exp(e.cond, env).exprs[0]
@@ -368,8 +396,18 @@ class CGen:
         a = [v.exprs[0] for v in args]
         ats = [v.types[0] for v in args]
         rt = result_type(e.op, tuple(ats), e.ty)
+        key = ("prim", e.op, tuple(a), tuple(ats), rt)
+        if self._memo is not None and key in self._memo:
+            return self._memo[key]
+        if len(a) == 2 and a[0] == a[1]:
+            # one value on both sides (the same subscript computed once, see _memo): a copy,
+            # or clang warns "self-comparison always evaluates to true" for x == x
+            a = [a[0], self.temp(ats[1], a[1])]
         expr = self.prim_expr(e, a, ats, rt)
-        return Val([self.temp(rt, expr)], [rt])
+        v = Val([self.temp(rt, expr)], [rt])
+        if self._memo is not None:
+            self._memo[key] = v
+        return v
 
     def prim_expr(self, e: ir.PrimOp, a: list[str], ats: list[Type], rt: Type) -> str:
         op = e.op

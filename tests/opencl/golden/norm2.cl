@@ -56,27 +56,25 @@ kernel void v_KF1_0_chunks(
   for (long i = lo; i < hi; i++) {
   int t1;
   if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_v0_n)) { NESSIE_ERR(errbase + 0); t1 = 0; } else t1 = (int)v_v0[(int)i];
-  int t2;
-  if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_v0_n)) { NESSIE_ERR(errbase + 1); t2 = 0; } else t2 = (int)v_v0[(int)i];
-  uchar t3 = (uchar)(t2 > ((int)0));
-  int t4;
-  if (t3) {
-    t4 = t2;
+  uchar t2 = (uchar)(t1 > ((int)0));
+  int t3;
+  if (t2) {
+    t3 = t1;
   } else {
-    t4 = ((int)0);
+    t3 = ((int)0);
   }
     if (i == lo) {
-  int t5 = t1;
-  int t6 = t4;
-  acc0 = t5;
-  acc1 = t6;
+  int t4 = t1;
+  int t5 = t3;
+  acc0 = t4;
+  acc1 = t5;
     } else {
-  int t7 = (int)((uint)acc0 + (uint)t1);
-  int t8 = (int)((uint)acc1 + (uint)t4);
+  int t6 = (int)((uint)acc0 + (uint)t1);
+  int t7 = (int)((uint)acc1 + (uint)t3);
+  int t8 = t6;
   int t9 = t7;
-  int t10 = t8;
-  acc0 = t9;
-  acc1 = t10;
+  acc0 = t8;
+  acc1 = t9;
     }
   }
   part0[c] = acc0;
@@ -129,37 +127,33 @@ kernel void v_KF1_0_strided(
   int acc1;
   int t1;
   if ((long)((int)c) < 0 || (long)((int)c) >= (long)(v_v0_n)) { NESSIE_ERR(errbase + 0); t1 = 0; } else t1 = (int)v_v0[(int)c];
-  int t2;
-  if ((long)((int)c) < 0 || (long)((int)c) >= (long)(v_v0_n)) { NESSIE_ERR(errbase + 1); t2 = 0; } else t2 = (int)v_v0[(int)c];
-  uchar t3 = (uchar)(t2 > ((int)0));
-  int t4;
-  if (t3) {
-    t4 = t2;
+  uchar t2 = (uchar)(t1 > ((int)0));
+  int t3;
+  if (t2) {
+    t3 = t1;
   } else {
-    t4 = ((int)0);
+    t3 = ((int)0);
   }
-  int t5 = t1;
-  int t6 = t4;
-  acc0 = t5;
-  acc1 = t6;
+  int t4 = t1;
+  int t5 = t3;
+  acc0 = t4;
+  acc1 = t5;
   for (long i = c + P; i < n; i += P) {
-  int t7;
-  if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_v0_n)) { NESSIE_ERR(errbase + 0); t7 = 0; } else t7 = (int)v_v0[(int)i];
+  int t6;
+  if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_v0_n)) { NESSIE_ERR(errbase + 0); t6 = 0; } else t6 = (int)v_v0[(int)i];
+  uchar t7 = (uchar)(t6 > ((int)0));
   int t8;
-  if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_v0_n)) { NESSIE_ERR(errbase + 1); t8 = 0; } else t8 = (int)v_v0[(int)i];
-  uchar t9 = (uchar)(t8 > ((int)0));
-  int t10;
-  if (t9) {
-    t10 = t8;
+  if (t7) {
+    t8 = t6;
   } else {
-    t10 = ((int)0);
+    t8 = ((int)0);
   }
-  int t11 = (int)((uint)acc0 + (uint)t7);
-  int t12 = (int)((uint)acc1 + (uint)t10);
-  int t13 = t11;
-  int t14 = t12;
-  acc0 = t13;
-  acc1 = t14;
+  int t9 = (int)((uint)acc0 + (uint)t6);
+  int t10 = (int)((uint)acc1 + (uint)t8);
+  int t11 = t9;
+  int t12 = t10;
+  acc0 = t11;
+  acc1 = t12;
   }
   part0[c] = acc0;
   part1[c] = acc1;
@@ -217,12 +211,10 @@ kernel void v_KF2_0_map(
   int t2 = v_n1_0;
   if (t2 == 0) { NESSIE_ERR(errbase + 1); t2 = 1; }
   int t3 = nz_tdiv_i(t1, t2);
-  int t4;
-  if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_v0_n)) { NESSIE_ERR(errbase + 2); t4 = 0; } else t4 = (int)v_v0[(int)i];
-  int t5 = v_n3_0;
-  if (t5 == 0) { NESSIE_ERR(errbase + 3); t5 = 1; }
-  int t6 = nz_tdiv_i(t4, t5);
+  int t4 = v_n3_0;
+  if (t4 == 0) { NESSIE_ERR(errbase + 2); t4 = 1; }
+  int t5 = nz_tdiv_i(t1, t4);
     out0[i] = t3;
-    out1[i] = t6;
+    out1[i] = t5;
   }
 }
