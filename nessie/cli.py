@@ -1,4 +1,4 @@
-"""``nessie`` command line: run, check, compile (--emit), stats, test.
+"""``nessie`` command line: run, check, compile (--emit), stats, test, bench.
 
 Every command takes one or more files (``-`` reads the program from standard input); with
 several files each is processed in turn and the exit status is 1 if any of them failed.  User
@@ -145,6 +145,37 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("-v", "--verbose", action="store_true",
                    help="also say where each program's expected output came from")
     no_int64(t)
+
+    b = sub.add_parser("bench", help="time programs on every backend, fused and unfused",
+                       description="Run each NESL program whole (its top-level items; output "
+                                   "captured) on every backend -- interp, lcu-unfused, "
+                                   "lcu-fused, opencl-unfused, opencl-fused -- with a progress "
+                                   "bar: one warm-up run (it builds the kernels), then the "
+                                   "median wall time of --repeat runs, λcu kernel launches and "
+                                   "device launches.  Every run's output must equal the "
+                                   "reference interpreter's (a difference is a failed row).  "
+                                   "Writes DIR/bench.json, DIR/bench.md (also printed) and, with "
+                                   "matplotlib, DIR/bench.png: time and launches per program, "
+                                   "fused vs unfused.",
+                       epilog="Exit status 1 if a program does not compile, stops with a "
+                              "runtime error or prints other output than the interpreter.")
+    files(b)
+    b.add_argument("--backends", action="append", metavar="LIST",
+                   help="comma-separated configurations: interp, lcu-unfused, lcu-fused, "
+                        "opencl-unfused, opencl-fused, or a prefix (lcu, opencl) or fused / "
+                        "unfused (default: all; the interpreter always runs once for the "
+                        "reference output)")
+    b.add_argument("--device", default=None, metavar="DEV",
+                   help="OpenCL device for the opencl runs: cpu, gpu or P:D (as for nessie "
+                        "run); default: the default device, and the opencl rows are skipped, "
+                        "with a note, when no OpenCL device can build kernels")
+    b.add_argument("--repeat", type=_print_length, default=3, metavar="N",
+                   help="timed runs per configuration, after one warm-up run; the median is "
+                        "reported (default 3)")
+    b.add_argument("--out", metavar="DIR", default="nessie-bench",
+                   help="where bench.json, bench.md and bench.png go (default: ./nessie-bench)")
+    b.add_argument("--no-plot", action="store_true", help="do not draw bench.png")
+    no_int64(b)
     return ap
 
 
@@ -187,6 +218,7 @@ def main(argv: Optional[list] = None) -> int:
               + ("the front end does not depend on the int width; "
                  if args.cmd == "check" else
                  "every run of nessie test uses 32-bit ints; " if args.cmd == "test" else
+                 "every run of nessie bench uses 32-bit ints; " if args.cmd == "bench" else
                  "the flattened forms use 32-bit ints; ")
               + "64-bit ints run with nessie run --int64 (on the reference interpreter)",
               file=sys.stderr)
@@ -198,6 +230,11 @@ def main(argv: Optional[list] = None) -> int:
             return testing.main(args.files, backends, args.device, args.verbose)
         except KeyboardInterrupt:
             return 130
+    if args.cmd == "bench":
+        from nessie import bench
+        backends = [x for arg in (args.backends or []) for x in arg.split(",") if x]
+        return bench.main(args.files, backends, args.device, args.repeat, args.out,
+                          plot_png=not args.no_plot)
     if args.files.count("-") > 1:
         print("nessie: error: - (standard input) can be given only once", file=sys.stderr)
         return 1
