@@ -64,8 +64,8 @@ def program(name: str, **sizes) -> str:
 
 def last_line(text: str) -> str:
     """The last top-level result, on one line (a long one is printed over several)."""
-    i = text.rfind("\nit =")
-    return " ".join(text[i + 1:].split()) if i >= 0 else text.strip().splitlines()[-1]
+    starts = [m.start() for m in re.finditer(r"(?m)^it\b", text)]
+    return " ".join(text[starts[-1]:].split()) if starts else text.strip().splitlines()[-1]
 
 
 def best_of(fn, repeat: int):
