@@ -120,8 +120,12 @@ class Progress:
             except ImportError:
                 tqdm = None
             if tqdm is not None:
+                try:      # a pseudo-terminal may say 0 columns: then 80
+                    cols = os.get_terminal_size(sys.stderr.fileno()).columns
+                except (OSError, ValueError, AttributeError):
+                    cols = 0
                 self.bar = tqdm(total=total, unit="run", leave=False, file=sys.stderr,
-                                dynamic_ncols=True)
+                                dynamic_ncols=cols > 0, ncols=None if cols > 0 else 80)
 
     def step(self, what: str) -> None:
         """One run (warm-up or timed) is about to start."""
@@ -211,7 +215,7 @@ class Bench:
         from nessie.flatten import FlattenUnsupported
         from nessie.limits import run_deep
 
-        program = os.path.splitext(os.path.basename(name))[0]
+        program = os.path.splitext(os.path.basename(name))[0].strip("<>")
         c = run_deep(lambda: driver.compile_source(text, name))
         flats: dict = {}
         flat_problem: Optional[str] = None
@@ -361,9 +365,16 @@ def fusion_pairs(rows: list) -> list:
     return out
 
 
+def _device(meta: dict) -> str:
+    if meta["device"]:
+        return meta["device"]
+    return ("none usable" if any(c.startswith("opencl") for c in meta["configs"])
+            else "not used")
+
+
 def markdown(rows: list, meta: dict) -> str:
     lines = ["# nessie bench", ""]
-    lines.append(f"OpenCL device: {meta['device'] or 'none'}; wall time of a whole-program run, "
+    lines.append(f"OpenCL device: {_device(meta)}; wall time of a whole-program run, "
                  f"median of {meta['repeat']} after a warm-up run; output compared with the "
                  f"interpreter's.")
     for note in meta["notes"]:
@@ -451,7 +462,7 @@ def plot(rows: list, meta: dict, path: str) -> bool:
     rot = len(programs) > 4
     a2.set_xticks(xs, programs, rotation=30 if rot else 0, ha="right" if rot else "center")
     fig.suptitle(f"nessie bench: time and launches per program, fused vs unfused\n"
-                 f"OpenCL device: {_clip(meta['device'] or 'none', 90)}", fontsize=9)
+                 f"OpenCL device: {_clip(_device(meta), 90)}", fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
