@@ -240,8 +240,8 @@ class Bench:
                 ref_error = e.format()
                 reference = getattr(e, "bench_output", "")
             except Exception as e:  # noqa: BLE001 - a Nessie bug: nothing to compare with
-                self.notes.append(f"{program}: the reference interpreter failed ({type(e).__name__}: "
-                                  f"{e}): outputs not compared")
+                self.notes.append(f"{program}: the reference interpreter failed "
+                                  f"({type(e).__name__}: {e}): outputs not compared")
         for config in configs:
             row = Row(path, program, config)
             rows.append(row)
