@@ -154,7 +154,8 @@ def test_compare_output():
     assert compare_output("it = 1.5 : float\n", "it = 1.5 : float\n") == (True, None)
     same, note = compare_output("it = 1.0000000000001 : float\n", "it = 1.0000000000002 : float\n")
     assert same and "within" in note
-    same, note = compare_output("it = 1.5 : float\nit = 2 : int\n", "it = 1.5 : float\nit = 3 : int\n")
+    same, note = compare_output("it = 1.5 : float\nit = 2 : int\n",
+                                "it = 1.5 : float\nit = 3 : int\n")
     assert not same and "line 2" in note
 
 
