@@ -638,6 +638,8 @@ class Session:
         """Flatten ``exp`` (monomorphic) wrapped in a function whose leading parameters are
         the top-level values it reads, run it on the backend, return the interpreter value."""
         from nessie import driver
+        from nessie.convert import datatypes, leaves_to_value, value_to_leaves
+        from nessie.diagnostics import Span
         from nessie.flatten import FlattenUnsupported
         from nessie.mono import MonoProgram
         from nessie.types import typed_ast as T
@@ -681,7 +683,7 @@ class Session:
         tm = flat.typemap
         leaves: list = []
         for g in sorted(used):
-            leaves += driver.value_to_leaves(tm, used[g], self.interp.globals[g])
+            leaves += value_to_leaves(tm, used[g], self.interp.globals[g])
         leaves.append(0)
         try:
             ex = Executor(flat.program, runner, True, externs=externs)
@@ -698,12 +700,12 @@ class Session:
             out = [res] if n == 1 else list(res)
             host = [runner.to_host(x) for x in out]
         except LcuRuntimeError as err:
-            raise RuntimeNeslError(driver._span_of_loc(err.location), err.message) from None
+            raise RuntimeNeslError(Span.from_loc(err.location), err.message) from None
         except (RuntimeNeslError, KeyboardInterrupt, RecursionError, MemoryError):
             raise
         except Exception as e:  # noqa: BLE001 - the lowering or the device failed
             raise _CannotRun(f"{type(e).__name__}: {e}") from None
-        return driver.leaves_to_value(tm, exp.type, host, driver._datatypes(c))
+        return leaves_to_value(tm, exp.type, host, datatypes(c.typed.items))
 
     def _fresh_line(self) -> None:
         o = self.rt.out
