@@ -476,7 +476,8 @@ def main(files: list, backends: Optional[list] = None, device: Optional[str] = N
     """``nessie bench``; returns the exit status (1 if a file did not compile or any row
     failed)."""
     from nessie import __version__
-    from nessie.cli import _read, _UsageError
+    from nessie.sources import UsageError as _UsageError
+    from nessie.sources import read_source as _read
     from nessie.diagnostics import CompileError, CompileErrors
 
     try:

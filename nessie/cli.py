@@ -18,6 +18,8 @@ from typing import Optional
 from nessie.diagnostics import CompileErrors, CompileError, RuntimeNeslError, Span
 
 from nessie.passes import EMITS as _PASS_EMITS
+from nessie.sources import UsageError as _UsageError
+from nessie.sources import read_source as _read
 
 #: the IR after each registered pass (nessie.passes), and the fusion graphs (pdg)
 EMITS = _PASS_EMITS[:5] + ("pdg",) + _PASS_EMITS[5:]
@@ -177,38 +179,6 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--no-plot", action="store_true", help="do not draw bench.png")
     no_int64(b)
     return ap
-
-
-def _read(path: str) -> tuple:
-    """``(text, name)`` of a program file (``-``: standard input); a file that cannot be read
-    or is not UTF-8 text is a one-line error naming it (and the place of a bad byte)."""
-    name = "<stdin>" if path == "-" else path
-    if path != "-" and os.path.isdir(path):
-        raise _UsageError(f"{path} is a directory, not a NESL file")
-    try:
-        if path == "-":
-            data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read()
-        else:
-            with open(path, "rb") as f:
-                data = f.read()
-    except FileNotFoundError:
-        raise _UsageError(f"cannot open {path}") from None
-    except OSError as e:
-        raise _UsageError(f"cannot read {name}: {e.strerror or e}") from None
-    try:
-        text = data if isinstance(data, str) else data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        line = data.count(b"\n", 0, e.start) + 1
-        start = data.rfind(b"\n", 0, e.start) + 1
-        col = len(data[start:e.start].decode("utf-8", "replace")) + 1
-        raise CompileError(Span(name, line, col, line, col),
-                           f"not UTF-8 text (byte 0x{data[e.start]:02x}): NESL programs are read "
-                           f"as UTF-8") from None
-    return text.replace("\r\n", "\n").replace("\r", "\n"), name   # as text mode reads it
-
-
-class _UsageError(Exception):
-    """A one-line ``nessie: error: ...`` message."""
 
 
 def main(argv: Optional[list] = None) -> int:
