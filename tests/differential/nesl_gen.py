@@ -27,7 +27,7 @@ Rules that keep the comparison meaningful:
   cannot depend on the order of summation; the other half over anything (both backends now sum
   left to right -- the difference was a finding, fixed in 41228f2).
 * **Termination and size.**  Recursive functions are ``if n <= 0 then BASE else STEP`` whose STEP
-  calls itself with ``n - 1``; callers pass ``mod(e, 4)``.  Ranges, ``dist`` counts and literals
+  calls itself with ``n - 1``; callers pass ``mod(e, REC_DEPTH + 1)``.  Ranges, ``dist`` counts and literals
   are small, so every program runs in milliseconds.
 
 Constructs with a known, still open interpreter/λcu difference are tagged (``KNOWN_BUGS``, each
@@ -104,6 +104,15 @@ def seq_depth(t) -> int:
 
 
 # ----------------------------------------------------------------------------------- choosers
+
+#: recursive functions are called with a depth of at most REC_DEPTH (``mod(x, REC_DEPTH + 1)``),
+#: and the "tree" template calls itself on at most REC_FANOUT elements: a recursive call inside
+#: an apply-to-each over an arbitrary generated sequence (up to 240 elements) costs
+#: (length)^depth calls, and with depth 3 one CI run's program did not finish on the
+#: interpreter in 15 minutes; depth 2 bounds that at 240^2 calls
+REC_DEPTH = 2
+REC_FANOUT = 3
+
 class RandomChooser:
     """Choices from a seeded ``random.Random``; records them so a failure can be replayed and
     shrunk (see ``ReplayChooser``)."""
@@ -600,7 +609,7 @@ class Gen:
             sub = Ctx(ctx.env, ctx.nest, ctx.exact or has_float(pt), ctx.rec, ctx.rec_var)
             a = self.gen(pt, sub, d - 1)
             if f.recursive and i == 0:
-                a = f"mod({a}, 4)"
+                a = f"mod({a}, {REC_DEPTH + 1})"
             args.append(a)
         return f"{f.name}({', '.join(args)})"
 
@@ -953,7 +962,8 @@ class Gen:
         return f"{{{self.gen(t2, inner, d - 1)} : {pat} in {anchor}}}"
 
     def r_map_rec(self, t, ctx, d):
-        """``{rec(mod(x, 4), ...) : x in S}``: recursion of a different depth per element."""
+        """``{rec(mod(x, REC_DEPTH + 1), ...) : x in S}``: recursion of a different depth per
+        element."""
         recs = [f for f in self.funs if f.recursive]
         f = self.pick(recs)
         a = self.fresh("a")
@@ -961,7 +971,7 @@ class Gen:
         inner = Ctx(ctx.env + (Var(a, INT),), ctx.nest + 1, ctx.exact, ctx.rec, ctx.rec_var)
         if not f.exact:
             self.inexact += 1
-        args = [f"mod({a}, 4)"] + [self.gen(pt, Ctx(inner.env, inner.nest, inner.exact or has_float(pt)), d - 2)
+        args = [f"mod({a}, {REC_DEPTH + 1})"] + [self.gen(pt, Ctx(inner.env, inner.nest, inner.exact or has_float(pt)), d - 2)
                                    for pt in f.params[1:]]
         call = f"{f.name}({', '.join(args)})"
         et = t[1]
@@ -1197,7 +1207,11 @@ class Gen:
                 args = [f"{n} - ({k})"] + [self.gen(pt, Ctx(inner.env, 1, has_float(pt)), 2)
                                          for pt in params[1:]]
                 filt = f" | {self.filter_exp(inner, 1)}" if self.flip(1, 3) else ""
-                call = f"{{{name}({', '.join(args)}) : {a} in {src}{filt}}}"
+                # at most REC_FANOUT children a call (the source may be a global of 240
+                # elements: 240^depth calls kept the interpreter busy for hours in one CI run)
+                s_ = self.fresh("s")
+                call = (f"(let {s_} = {src} in {{{name}({', '.join(args)}) : {a} in "
+                        f"take({s_}, min(#{s_}, {REC_FANOUT})){filt}}})")
                 rt = SEQ(ret)
             else:
                 call = self.r_rec_call(ret, Ctx(env, rec=f, rec_var=n), 2)
