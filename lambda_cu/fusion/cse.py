@@ -115,13 +115,9 @@ class _Scope:
         if isinstance(e, ir.Block):
             return self.child().block(e)
         if isinstance(e, ir.If):
-            return ir.If(e.cond, self.exp_in_branch(e.then), self.exp_in_branch(e.else_))
+            # what a branch learns stays in it
+            return ir.If(e.cond, self.child().exp(e.then), self.child().exp(e.else_))
         return e
-
-    def exp_in_branch(self, e: ir.Exp) -> ir.Exp:
-        if isinstance(e, ir.Block):
-            return self.child().block(e)
-        return self.child().exp(e)
 
     def block(self, b: ir.Block) -> ir.Block:
         binds = self.binds(b.binds)

@@ -405,6 +405,17 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
                 gen.emit("}")
             b.kernel("init", "mapGlb(0)(toGlobal(init)) $ generate(nseg)", ["const long nseg"] + _buf_params("out", tau), p0)
         if seg:
+            def row_from_global(gen, acc, ind):
+                """Fold (scan) elements ``a`` to ``e`` of global memory into ``acc``; ``ind``:
+                the loop's indentation in the printed C."""
+                gen.emit(f"{ind}for (long i = a; i < e; i++) {{")
+                x = b.pull(gen, f, "i")
+                if scan:
+                    for j in range(len(tau)):
+                        gen.emit(f"{ind}  out{j}[i] = acc{j};")
+                _assign(gen, acc, b.op(gen, soac.op, _val(acc, tau), x))
+                gen.emit(f"{ind}}}")
+
             # short segments: one work-item per segment folds (or scans) its row in one pass,
             # no segment ids (the runner picks this variant from the average segment length)
             def prow(gen):
@@ -412,13 +423,7 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
                 gen.emit(f"  const long a = {sd}_offsets[s], e = a + {sd}_lengths[s];")
                 acc = _decl_acc(gen, "acc", tau)
                 _assign(gen, acc, b.init(gen, soac))
-                gen.emit("  for (long i = a; i < e; i++) {")
-                x = b.pull(gen, f, "i")
-                if scan:
-                    for j in range(len(tau)):
-                        gen.emit(f"    out{j}[i] = acc{j};")
-                _assign(gen, acc, b.op(gen, soac.op, _val(acc, tau), x))
-                gen.emit("  }")
+                row_from_global(gen, acc, "  ")
                 if not scan:
                     for j in range(len(tau)):
                         gen.emit(f"  out{j}[s] = acc{j};")
@@ -473,13 +478,7 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
                 _assign(gen, acc, b.op(gen, soac.op, _val(acc, tau), xl))
                 gen.emit("      }")
                 gen.emit("    } else {")
-                gen.emit("      for (long i = a; i < e; i++) {")
-                xg = b.pull(gen, f, "i")
-                if scan:
-                    for j in range(len(tau)):
-                        gen.emit(f"        out{j}[i] = acc{j};")
-                _assign(gen, acc, b.op(gen, soac.op, _val(acc, tau), xg))
-                gen.emit("      }")
+                row_from_global(gen, acc, "      ")
                 gen.emit("    }")
                 if not scan:
                     for j in range(len(tau)):
