@@ -123,6 +123,29 @@ def peers(name: str, data, gpu: bool):
     return out
 
 
+#: bytes a workload has to move at the least (its inputs read, its results written), for the
+#: bandwidth column: dotp reads its two vectors once; norm2 reads xs for its two sums and again
+#: for its two results, which it writes (8-byte floats)
+MIN_BYTES = {"dotp": lambda n: 16 * n, "norm2": lambda n: 32 * n}
+
+
+def copy_bandwidth(runner: OpenCLRunner, nbytes: int, repeat: int) -> float:
+    """The device's copy bandwidth, in bytes read plus bytes written per second: one
+    device-to-device copy of ``nbytes`` by the driver (median of ``repeat``)."""
+    cl = runner.cl
+    src = cl.Buffer(runner.ctx, cl.mem_flags.READ_WRITE, nbytes)
+    dst = cl.Buffer(runner.ctx, cl.mem_flags.READ_WRITE, nbytes)
+    cl.enqueue_fill_buffer(runner.queue, src, np.uint8(1), 0, nbytes)
+
+    def copy():
+        cl.enqueue_copy(runner.queue, dst, src)
+        runner.queue.finish()
+    t = timed(copy, repeat)
+    src.release()
+    dst.release()
+    return 2 * nbytes / t
+
+
 def timed(fn, repeat: int) -> float:
     fn()
     ts = []
@@ -258,6 +281,7 @@ def main(argv=None) -> int:
              "sparse_mxv": 10**7 if gpu else 10**6, "quicksort": 10**7 if gpu else 10**6}
     rng = np.random.default_rng(0)
     rows = []
+    copy_bw = None          # measured once, on the first workload with a bandwidth column
     names = args.only.split(",") if args.only else list(SOURCES)
     for name in names:
         n = max(1, int(sizes[name] * args.scale))
@@ -274,6 +298,13 @@ def main(argv=None) -> int:
             row["peer_s"] = timed(fn, args.repeat)
         if "peer_s" in row:
             row["ratio_fused_to_peer"] = row["nessie_fused_s"] / row["peer_s"]
+        if name in MIN_BYTES:
+            nbytes = MIN_BYTES[name](n)
+            if copy_bw is None:
+                copy_bw = copy_bandwidth(runner, 8 * n, args.repeat)
+            row["fused_bytes_per_s"] = nbytes / row["nessie_fused_s"]
+            row["copy_bytes_per_s"] = copy_bw
+            row["fraction_of_copy_bandwidth"] = row["fused_bytes_per_s"] / copy_bw
         rows.append(row)
         print(json.dumps(row), flush=True)
     os.makedirs(args.out, exist_ok=True)
@@ -291,6 +322,15 @@ def main(argv=None) -> int:
                      f"{r['nessie_unfused_s'] * 1e3:.2f} ms | {r['launches_fused']}/{r['launches_unfused']} | "
                      f"{r.get('peer', '-')} | "
                      + (f"{r['peer_s'] * 1e3:.2f} ms | {r['ratio_fused_to_peer']:.2f}x |" if 'peer_s' in r else "- | - |"))
+    bw = [r for r in rows if "fraction_of_copy_bandwidth" in r]
+    if bw:
+        lines += ["", "Bandwidth of the fused program: the bytes the workload has to move at the "
+                  "least (MIN_BYTES) per second, against a device-to-device copy of 8n bytes "
+                  "(bytes read + written per second).", "",
+                  "| workload | n | fused GB/s | copy GB/s | fraction of copy |", "|---|---|---|---|---|"]
+        for r in bw:
+            lines.append(f"| {r['workload']} | {r['n']:.0e} | {r['fused_bytes_per_s'] / 1e9:.1f} | "
+                         f"{r['copy_bytes_per_s'] / 1e9:.1f} | {r['fraction_of_copy_bandwidth']:.0%} |")
     with open(os.path.join(args.out, "bench.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
     print("\n".join(lines))
