@@ -1,7 +1,7 @@
 """Nessie: a NESL compiler, and its Python API.
 
 ``load(source, *, backend="auto", fuse=None, int64=False, run_toplevel=True, stdout=None,
-filename=None, device=None) -> Module``
+filename=None, device=None, results="python") -> Module``
     Compile a NESL program, given as a path (``"prog.nesl"``, an ``os.PathLike``) or as source
     text, and run its top-level bindings and expressions (their printed lines are in
     ``module.output``).  ``backend`` is ``"auto"`` (the CLI's default: ``"opencl"``),
@@ -19,6 +19,12 @@ filename=None, device=None) -> Module``
     One NESL function of a module (callable; ``.signature``, ``.params``).
 ``DataVal``
     A value of a NESL ``datatype`` (``DataVal("point", (1.0, 2.0))``).
+``Segmented(values, lengths=... | offsets=...)``
+    A nested sequence in columnar form (flat ``values`` cut into segments), accepted for any
+    ``[[t]]`` argument and returned with ``load(..., results="numpy")``; sequences of tuples
+    also take structured arrays, tuples of columns and ``(n, k)`` arrays, nested sequences
+    ``scipy.sparse`` CSR matrices, Arrow and awkward arrays, all converted without
+    per-element Python work.
 
 Example::
 
@@ -31,9 +37,9 @@ The command line is ``nessie`` (``nessie --help``), the REPL ``python -m nessie.
 """
 __version__ = "0.1.0"
 
-__all__ = ["load", "Module", "Function", "DataVal", "__version__"]
+__all__ = ["load", "Module", "Function", "DataVal", "Segmented", "__version__"]
 
-_API = ("load", "Module", "Function", "DataVal")
+_API = ("load", "Module", "Function", "DataVal", "Segmented")
 
 
 def __getattr__(name):

@@ -70,15 +70,16 @@ import io
 import os
 from typing import Any, Optional
 
-from nessie.convert import (Mismatch, PyConv, TypeOf, Unifier, datatypes, describe,
-                             leaves_to_value, value_to_leaves)
+from nessie.convert import (RESULT_FORMATS, ArgTypeError, ArgValueError, Mismatch, PyConv,
+                             Segmented, TypeOf, Unifier, datatypes, describe, leaves_to_value,
+                             value_to_leaves)
 from nessie.diagnostics import RuntimeNeslError, Span
 from nessie.interp.values import DataVal, pair
 from nessie.types import typed_ast as T
 from nessie.types.types import (INT, CLASS_MEMBERS, Namer, Scheme, TBase, TFun, TPair, TVar,
                                 Type, free_vars, subst_type, type_to_str)
 
-__all__ = ["load", "Module", "Function", "DataVal"]
+__all__ = ["load", "Module", "Function", "DataVal", "Segmented"]
 
 BACKENDS = ("auto", "opencl", "lcu", "interp")
 
@@ -86,7 +87,7 @@ BACKENDS = ("auto", "opencl", "lcu", "interp")
 # ============================================================================== loading
 def load(source: Any, *, backend: str = "auto", fuse: Optional[bool] = None, int64: bool = False,
          run_toplevel: bool = True, stdout: Any = None, filename: Optional[str] = None,
-         device: Optional[str] = None) -> "Module":
+         device: Optional[str] = None, results: str = "python") -> "Module":
     """Compile a NESL program and return it as a :class:`Module` whose NESL functions are
     called as Python methods (``m.dotp(xs, ys)``).
 
@@ -98,7 +99,11 @@ def load(source: Any, *, backend: str = "auto", fuse: Optional[bool] = None, int
     ``int64`` makes NESL ``int`` 64-bit; ``run_toplevel`` runs the program's top-level
     bindings and expressions (printed lines in ``m.output``, values in ``m.values``; printed on
     ``stdout`` if given).  Raises ``nessie.diagnostics.CompileErrors`` for syntax and type
-    errors.  ``nessie.api``'s docstring describes how arguments and results are converted."""
+    errors.  ``results`` is the form of the functions' results: ``"python"`` (default: numpy
+    arrays for flat sequences, lists and tuples otherwise), ``"numpy"`` (columnar: structured
+    arrays, :class:`Segmented`), ``"arrow"`` or ``"awkward"``; ``m.function(name,
+    results=...)`` picks it per function.  ``nessie.api``'s docstring describes how arguments
+    and results are converted."""
     if isinstance(source, os.PathLike) or (
             isinstance(source, str) and "\n" not in source and ";" not in source
             and (os.path.isfile(source) or source.endswith(".nesl"))):
@@ -113,7 +118,7 @@ def load(source: Any, *, backend: str = "auto", fuse: Optional[bool] = None, int
         raise TypeError(f"load() wants a file path or NESL source text, not "
                         f"{type(source).__name__}")
     return Module(text, name, backend=backend, fuse=fuse, int64=int64,
-                  run_toplevel=run_toplevel, stdout=stdout, device=device)
+                  run_toplevel=run_toplevel, stdout=stdout, device=device, results=results)
 
 
 # ============================================================================== functions
@@ -135,8 +140,9 @@ def _pattern_name(p: Any) -> str:
 class Function:
     """A NESL function of a :class:`Module`, callable with Python values."""
 
-    def __init__(self, module: "Module", fundef: T.FunDef) -> None:
+    def __init__(self, module: "Module", fundef: T.FunDef, results: Optional[str] = None) -> None:
         self._module = module
+        self.results = results          # None: the module's
         self.fundef = fundef
         self.name = fundef.name
         self.scheme: Scheme = fundef.scheme
@@ -208,15 +214,18 @@ class Function:
                             f"{', '.join(missing)} (signature {self.signature})")
         return vals
 
-    def instance_type(self, vals: list) -> tuple:
+    def instance_type(self, vals: list, memo: Optional[dict] = None) -> tuple:
         """Ground parameter types for Python argument values: ``(TFun, [param types])``."""
         u = Unifier()
-        typeof = TypeOf(u, self._module._datadefs)
+        typeof = TypeOf(u, self._module._datadefs, memo)
         for i, (v, pt, pname) in enumerate(zip(vals, self.param_types, self.params), 1):
             before = Unifier()
             before.s = dict(u.s)
             try:
                 typeof.check(v, pt, pname)
+            except (ArgTypeError, ArgValueError) as e:
+                raise type(e)(f"{self.name}: argument {i} ({pname}) must be "
+                              f"{self._type_str(pt, before)}: {e}") from None
             except Mismatch as m:
                 detail = ""
                 if m.path != pname:
@@ -248,12 +257,15 @@ class Function:
     def _ground(t: Type) -> Type:
         return subst_type(t, {v: INT for v in free_vars(t)})
 
-    def convert_args(self, vals: list, ground: list) -> list:
+    def convert_args(self, vals: list, ground: list, memo: Optional[dict] = None) -> list:
         conv = self._module._conv
         out = []
         for i, (v, t, pname) in enumerate(zip(vals, ground, self.params), 1):
             try:
-                out.append(conv.norm(v, t))
+                out.append(conv.norm(v, t, pname, memo))
+            except (ArgTypeError, ArgValueError) as e:
+                raise type(e)(f"{self.name}: argument {i} ({pname}) must be {type_to_str(t)}: "
+                              f"{e}") from None
             except Mismatch:
                 raise TypeError(f"{self.name}: argument {i} ({pname}) must be "
                                 f"{type_to_str(t)}; got {describe(v)} "
@@ -265,9 +277,11 @@ class Function:
     # ---------------------------------------------------------------- calling
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         vals = self._bind_args(args, kwargs)
-        fun, ground = self.instance_type(vals)
-        norm = self.convert_args(vals, ground)
-        return self._module._call(self, fun, ground, norm)
+        memo: dict = {}           # columnar forms converted once, for typing and normalising
+        fun, ground = self.instance_type(vals, memo)
+        norm = self.convert_args(vals, ground, memo)
+        return self._module._call(self, fun, ground, norm,
+                                  self.results or self._module.results)
 
 
 # ============================================================================== modules
@@ -276,7 +290,8 @@ class Module:
 
     def __init__(self, text: str, filename: str = "<string>", *, backend: str = "auto",
                  fuse: Optional[bool] = None, int64: bool = False, run_toplevel: bool = True,
-                 stdout: Any = None, device: Optional[str] = None) -> None:
+                 stdout: Any = None, device: Optional[str] = None,
+                 results: str = "python") -> None:
         from nessie.diagnostics import CompileErrors
         from nessie.driver import int_literal_errors
         from nessie.limits import run_deep
@@ -284,6 +299,10 @@ class Module:
         from nessie.syntax import parse_text
         from nessie.types import typecheck
 
+        if results not in RESULT_FORMATS:
+            raise ValueError(f"results must be one of {', '.join(RESULT_FORMATS)}, not "
+                             f"{results!r}")
+        self.results = results
         if backend not in BACKENDS:
             raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
         self._auto = backend == "auto" and device is None
@@ -334,7 +353,14 @@ class Module:
         """Names of the program's functions (in definition order)."""
         return list(self._fundefs)
 
-    def function(self, name: str) -> Function:
+    def function(self, name: str, results: Optional[str] = None) -> Function:
+        """NESL function ``name``; with ``results`` (``"python"``, ``"numpy"``, ``"arrow"``,
+        ``"awkward"``) one whose results come back in that form instead of the module's."""
+        if results is not None:
+            if results not in RESULT_FORMATS:
+                raise ValueError(f"results must be one of {', '.join(RESULT_FORMATS)}, not "
+                                 f"{results!r}")
+            return Function(self, self.function(name).fundef, results)
         key = name.lower()
         if key not in self._fundefs:
             raise AttributeError(f"{self.filename} defines no NESL function {name!r} "
@@ -395,7 +421,7 @@ class Module:
                 if name in self._interp.globals:
                     self.values[name] = self._conv.from_interp(self._interp.globals[name], ty)
 
-    def _call_interp(self, fn: Function, fun: TFun, args: list) -> Any:
+    def _call_interp(self, fn: Function, fun: TFun, args: list, fmt: str = "python") -> Any:
         from nessie.interp.eval import call_function
         start = len(self._mono.out)
         inst = self._mono.instantiate(fn.name, fun)
@@ -408,7 +434,7 @@ class Module:
         self._interp.rt.out = self._runtime_out()
         self._interp.rt.reseed()      # a call is a top-level item: srandom(0) first
         result = call_function(self._interp, inst, arg)
-        return self._conv.from_interp(result, fun.result)
+        return self._conv.interp_result(result, fun.result, fmt)
 
     @staticmethod
     def _arg_types(fn: Function, fun: TFun) -> list:
@@ -533,7 +559,7 @@ class Module:
         self._flat_cache[inst] = entry
         return entry
 
-    def _call_lcu(self, fn: Function, fun: TFun, args: list) -> Any:
+    def _call_lcu(self, fn: Function, fun: TFun, args: list, fmt: str = "python") -> Any:
         from lambda_cu import interp as LI
         from nessie import driver
 
@@ -564,12 +590,13 @@ class Module:
         self.launches = dict(interp.launches)
         n = len(flat.typemap.value_leaf_types(fun.result))
         out = [res] if n == 1 else list(res)
-        return self._conv.from_leaves(fun.result, out)
+        return self._conv.result(fun.result, out, fmt)
 
-    def _call(self, fn: Function, fun: TFun, ground: list, args: list) -> Any:
+    def _call(self, fn: Function, fun: TFun, ground: list, args: list,
+              fmt: str = "python") -> Any:
         if self.backend == "interp":
-            return self._call_interp(fn, fun, args)
-        return self._call_lcu(fn, fun, args)
+            return self._call_interp(fn, fun, args, fmt)
+        return self._call_lcu(fn, fun, args, fmt)
 
 
 def _fused(flat):

@@ -165,14 +165,420 @@ def describe(v: Any) -> str:
     return f"{type(v).__name__} {v!r}"[:80]
 
 
+# ============================================================================== columnar forms
+class ArgTypeError(TypeError):
+    """A columnar argument of the wrong kind (``nessie.api`` adds the function and parameter)."""
+
+
+class ArgValueError(ValueError):
+    """A columnar argument of the right kind but an impossible content (negative lengths,
+    offsets not monotone, columns of different lengths, missing values)."""
+
+
+def _index_vector(x: Any, what: str, int64: bool = True) -> np.ndarray:
+    """A 1-d integer vector (lengths/offsets) (as int64 with ``int64``), or a clear error."""
+    a = np.asarray(x)
+    if a.ndim != 1:
+        raise ArgTypeError(f"Segmented: {what} must be a 1-d integer vector, not {a.ndim}-d")
+    if a.size == 0:
+        return np.zeros(0, np.int64)
+    if a.dtype.kind not in "iu":
+        raise ArgTypeError(f"Segmented: {what} must be integers, not {a.dtype}")
+    if a.dtype.kind == "u" and a.dtype.itemsize == 8 and a.size and int(a.max()) > 2 ** 62:
+        raise ArgValueError(f"Segmented: {what} too large ({int(a.max())})")
+    return a.astype(np.int64, copy=False) if int64 or a.dtype.kind == "u" else a
+
+
+class Segmented:
+    """A nested sequence in columnar form: the sequence of ``len(lengths)`` segments that cut
+    ``values`` (the elements of all segments, one after the other) into pieces.
+
+    ``Segmented(values, lengths=...)`` or ``Segmented(values, offsets=...)``: ``lengths[i]`` is
+    the length of segment ``i`` (``sum(lengths) == len(values)``); ``offsets`` has one entry
+    more than there are segments, segment ``i`` being ``values[offsets[i]:offsets[i+1]]``
+    (non-decreasing; ``offsets[0]`` may be above 0 and ``offsets[-1]`` below ``len(values)``,
+    as in Arrow).  ``values`` is any accepted sequence form of the element type: a numpy array,
+    a structured array or a tuple of columns (sequences of tuples), a ``str`` (``[[char]]``),
+    another ``Segmented`` (deeper nesting), an Arrow/awkward array, or a list.
+
+    A ``[[(int, float)]]`` sparse matrix of 2 rows::
+
+        Segmented((np.array([0, 1, 1]), np.array([2.0, -1.0, 3.0])), lengths=[2, 1])
+
+    ``len(s)`` is the number of segments, ``s[i]`` segment ``i`` (sliced from ``values``, which
+    must then support slicing), ``s.to_list()`` the nested Python lists."""
+
+    __slots__ = ("values", "lengths", "offsets", "_exact")
+
+    def __init__(self, values: Any, lengths: Any = None, *, offsets: Any = None) -> None:
+        if (lengths is None) == (offsets is None):
+            raise TypeError("Segmented(values, lengths=...) or Segmented(values, offsets=...): "
+                            "give exactly one of lengths and offsets")
+        if isinstance(values, np.ndarray):
+            _plain_array(values, "Segmented values")
+        n = _form_len(values)
+        if lengths is not None:
+            ln = _index_vector(lengths, "lengths")
+            if ln.size and int(ln.min()) < 0:
+                i = int(np.argmin(ln))
+                raise ArgValueError(f"Segmented: negative segment length {int(ln[i])} at "
+                                    f"index {i}")
+            off = np.zeros(ln.size + 1, np.int64)
+            np.cumsum(ln, out=off[1:])
+            if n is not None and int(off[-1]) != n:
+                raise ArgValueError(f"Segmented: the lengths add up to {int(off[-1])} but "
+                                    f"there are {n} values")
+        else:
+            off = _index_vector(offsets, "offsets", False)
+            if off.size == 0:
+                raise ArgValueError("Segmented: offsets needs at least one entry (n segments "
+                                    "have n + 1 offsets)")
+            ln = np.subtract(off[1:], off[:-1], dtype=np.int64)
+            if ln.size and int(ln.min()) < 0:
+                i = int(np.argmin(ln))
+                raise ArgValueError(f"Segmented: offsets are not monotone (offsets[{i}] = "
+                                    f"{int(off[i])} > offsets[{i + 1}] = {int(off[i + 1])})")
+            if int(off[0]) < 0:
+                raise ArgValueError(f"Segmented: negative offset {int(off[0])}")
+            if n is not None and int(off[-1]) > n:
+                raise ArgValueError(f"Segmented: offsets reach {int(off[-1])} but there are "
+                                    f"only {n} values")
+        ln = ln.view()
+        off = off.view()
+        ln.flags.writeable = False
+        off.flags.writeable = False
+        self.values = values
+        self.lengths = ln
+        self.offsets = off
+        self._exact = lengths is not None         # the segments cover all values
+
+    def __len__(self) -> int:
+        return int(self.lengths.shape[0])
+
+    def __getitem__(self, i: int) -> Any:
+        n = len(self)
+        if not -n <= i < n:
+            raise IndexError(f"segment {i} of {n}")
+        i %= n
+        a, b = int(self.offsets[i]), int(self.offsets[i + 1])
+        v = self.values
+        if isinstance(v, tuple):
+            return tuple(c[a:b] for c in v)
+        return v[a:b]
+
+    def to_list(self) -> list:
+        """The nested Python lists (tuples for structured/tuple values)."""
+        def items(v):
+            if isinstance(v, Segmented):
+                return v.to_list()
+            if isinstance(v, tuple):
+                return list(zip(*[items(c) for c in v]))
+            if isinstance(v, np.ndarray) and v.dtype.names:
+                return list(zip(*[items(v[f]) for f in v.dtype.names]))
+            if isinstance(v, np.ndarray):
+                return v.tolist()
+            if isinstance(v, str):
+                return v
+            return list(v)
+        vals = items(self.values)
+        off = self.offsets.tolist()
+        return [vals[off[i]:off[i + 1]] for i in range(len(self))]
+
+    def __eq__(self, other: Any) -> bool:
+        if not isinstance(other, Segmented):
+            return NotImplemented
+        return np.array_equal(self.lengths, other.lengths) and self.to_list() == other.to_list()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Segmented({_short(self.values)}, lengths={_short(self.lengths)})"
+
+
+def _short(v: Any) -> str:
+    if isinstance(v, np.ndarray):
+        return np.array2string(v, threshold=8, edgeitems=3, separator=", ")
+    if isinstance(v, tuple):
+        return "(" + ", ".join(_short(x) for x in v) + ")"
+    r = repr(v)
+    return r if len(r) < 60 else r[:57] + "..."
+
+
+class _Tup:
+    """Columns of a sequence of tuples (one per component, equal lengths); ``names`` for error
+    messages (structured array fields, Arrow struct fields)."""
+
+    __slots__ = ("cols", "names")
+
+    def __init__(self, cols: list, names: list) -> None:
+        self.cols = cols
+        self.names = names
+
+
+def _sub(path: str, name: str) -> str:
+    return path + (name if name.startswith("[") else "." + name)
+
+
+def _has_data(t: Type) -> bool:
+    """Whether a datatype occurs in ``t``."""
+    if isinstance(t, TData):
+        return True
+    if isinstance(t, TSeq):
+        return _has_data(t.elem)
+    if isinstance(t, TPair):
+        return _has_data(t.fst) or _has_data(t.snd)
+    return False
+
+
+def _module_of(v: Any) -> str:
+    return type(v).__module__ or ""
+
+
+def _is_arrow(v: Any) -> bool:
+    return _module_of(v).startswith("pyarrow")
+
+
+def _is_awkward(v: Any) -> bool:
+    return _module_of(v).startswith("awkward")
+
+
+def _is_sparse(v: Any) -> bool:
+    return _module_of(v).startswith("scipy.sparse")
+
+
+def _form_len(v: Any) -> Optional[int]:
+    """The number of elements of a sequence value in any accepted form (None: unknown)."""
+    if isinstance(v, Segmented):
+        return len(v)
+    if isinstance(v, _Tup):
+        return _form_len(v.cols[0]) if v.cols else None
+    if isinstance(v, np.ndarray):
+        return int(v.shape[0]) if v.ndim else None
+    if isinstance(v, tuple):
+        return _form_len(v[0]) if v else None
+    if isinstance(v, list) and len(v) >= 2 and all(is_column_object(x) for x in v):
+        return None                 # k columns of tuples, or k rows: the type decides
+    if _is_sparse(v):
+        return int(v.shape[0])
+    try:
+        return len(v)
+    except TypeError:
+        return None
+
+
+def is_column_object(v: Any) -> bool:
+    """A value that can only be a whole column (not one element of a sequence)."""
+    return (isinstance(v, (Segmented, np.ndarray)) and (not isinstance(v, np.ndarray) or v.ndim >= 1)
+            or _is_arrow(v) or _is_awkward(v) or _is_sparse(v))
+
+
+def _utf8_to_latin1(data: np.ndarray, offsets: np.ndarray, path: str) -> tuple:
+    """UTF-8 bytes (with string offsets) -> latin-1 codes and offsets, vectorised; a character
+    above U+00FF is refused (NESL chars are 8-bit)."""
+    data = np.asarray(data, np.uint8)
+    if not data.size or int(data.max()) < 0x80:
+        return data, offsets
+    lead = (data & 0xC0) != 0x80
+    if np.any(data[lead] > 0xC3):
+        raise ArgValueError(f"{path}: a string has a character above U+00FF, which a NESL char "
+                            f"(8 bits, latin-1) cannot hold")
+    if np.any((data >= 0xC0) & (data < 0xC2)):
+        raise ArgValueError(f"{path}: the string data is not valid UTF-8")
+    cont = ~lead
+    two = np.flatnonzero(data >= 0xC2)                   # lead bytes of 2-byte sequences
+    out = data.copy()
+    out[two] = (((data[two].astype(np.int64) & 0x1F) << 6)
+                | (data[two + 1].astype(np.int64) & 0x3F)).astype(np.uint8)
+    keep = lead
+    removed = np.concatenate(([0], np.cumsum(cont)))
+    return out[keep], offsets - removed[offsets]
+
+
+def _latin1_to_utf8(codes: np.ndarray, offsets: np.ndarray) -> tuple:
+    """Latin-1 codes with offsets -> UTF-8 bytes and offsets, vectorised."""
+    codes = np.asarray(codes, np.uint8)
+    high = codes >= 0x80
+    if not high.any():
+        return codes, offsets
+    width = 1 + high.astype(np.int64)
+    pos = np.concatenate(([0], np.cumsum(width)))
+    out = np.empty(int(pos[-1]), np.uint8)
+    start = pos[:-1]
+    out[start] = np.where(high, 0xC0 | (codes >> 6), codes)
+    hs = start[high]
+    out[hs + 1] = 0x80 | (codes[high] & 0x3F)
+    return out, pos[offsets]
+
+
+def _arrow_form(a: Any, path: str) -> Any:
+    """An Arrow array as numpy arrays, ``Segmented`` and ``_Tup`` (no per-element work)."""
+    import pyarrow as pa
+    if isinstance(a, pa.ChunkedArray):
+        a = a.combine_chunks()
+    if not isinstance(a, pa.Array):
+        raise ArgTypeError(f"{path}: a {type(a).__name__} is not accepted: pass a pyarrow "
+                           f"Array or ChunkedArray")
+    if a.null_count:
+        raise ArgValueError(f"{path}: the Arrow array has {a.null_count} missing values "
+                            f"(nulls); NESL sequences have none (drop or fill them)")
+    t = a.type
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        return Segmented(_arrow_form(a.values, path + ".values"),
+                         offsets=np.asarray(a.offsets))
+    if pa.types.is_fixed_size_list(t):
+        return Segmented(_arrow_form(a.flatten(), path + ".values"),
+                         lengths=np.full(len(a), t.list_size, np.int64))
+    if pa.types.is_struct(t):
+        names = [t.field(i).name for i in range(t.num_fields)]
+        return _Tup([_arrow_form(c, f"{path}.{n}") for c, n in zip(a.flatten(), names)], names)
+    if pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_binary(t) \
+            or pa.types.is_large_binary(t):
+        bufs = a.buffers()
+        odt = np.int64 if (pa.types.is_large_string(t) or pa.types.is_large_binary(t)) \
+            else np.int32
+        off = np.frombuffer(bufs[1], odt)[a.offset:a.offset + len(a) + 1].astype(np.int64)
+        data = np.frombuffer(bufs[2], np.uint8) if bufs[2] is not None and len(a) \
+            else np.zeros(0, np.uint8)
+        data = data[int(off[0]):int(off[-1])] if off.size else data[:0]
+        off = off - (off[0] if off.size else 0)
+        if pa.types.is_string(t) or pa.types.is_large_string(t):
+            data, off = _utf8_to_latin1(data, off, path)
+        return Segmented(data.tobytes().decode("latin-1"), offsets=off)
+    if pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_boolean(t):
+        return np.asarray(a.to_numpy(zero_copy_only=False))
+    raise ArgTypeError(f"{path}: Arrow type {t} has no NESL counterpart (accepted: integer, "
+                       f"floating, boolean, string, list, large_list, fixed_size_list, struct)")
+
+
+def _awkward_form(x: Any, path: str) -> Any:
+    """An awkward Array (its layout: offsets over flat data) as numpy arrays, ``Segmented`` and
+    ``_Tup`` (no per-element work)."""
+    import awkward as ak
+    if isinstance(x, ak.Array):
+        layout = x.layout
+    elif isinstance(x, ak.contents.Content):
+        layout = x
+    else:
+        raise ArgTypeError(f"{path}: an awkward {type(x).__name__} is not accepted: pass an "
+                           f"awkward Array")
+    return _awkward_layout(layout, path)
+
+
+def _awkward_layout(lay: Any, path: str) -> Any:
+    import awkward as ak
+    C = ak.contents
+    if isinstance(lay, C.UnmaskedArray):
+        return _awkward_layout(lay.content, path)
+    if isinstance(lay, (C.IndexedOptionArray, C.ByteMaskedArray, C.BitMaskedArray)):
+        kept = lay.project()                  # the elements that are not None
+        if kept.length != lay.length:
+            raise ArgValueError(f"{path}: the awkward array has {lay.length - kept.length} "
+                                f"missing values (None); NESL sequences have none "
+                                f"(ak.drop_none or ak.fill_none)")
+        return _awkward_layout(kept, path)
+    if isinstance(lay, C.IndexedArray):
+        return _awkward_layout(lay.project(), path)
+    if isinstance(lay, C.EmptyArray):
+        return []
+    if isinstance(lay, C.NumpyArray):
+        data = np.asarray(lay.data)
+        if lay.parameter("__array__") == "char":
+            return data.tobytes().decode("latin-1")
+        return data
+    if isinstance(lay, (C.ListOffsetArray, C.ListArray)):
+        lo = lay.to_ListOffsetArray64(False)
+        off = np.asarray(lo.offsets)
+        if lay.parameter("__array__") in ("string", "bytestring"):
+            data = np.asarray(lo.content.data, np.uint8)
+            data = data[int(off[0]):int(off[-1])]
+            off = off - off[0]
+            if lay.parameter("__array__") == "string":
+                data, off = _utf8_to_latin1(data, off, path)
+            return Segmented(data.tobytes().decode("latin-1"), offsets=off)
+        return Segmented(_awkward_layout(lo.content, path + ".values"), offsets=off)
+    if isinstance(lay, C.RegularArray):
+        n = lay.length
+        return Segmented(_awkward_layout(lay.content[:n * lay.size], path + ".values"),
+                         lengths=np.full(n, lay.size, np.int64))
+    if isinstance(lay, C.RecordArray):
+        n = lay.length
+        names = list(lay.fields)
+        return _Tup([_awkward_layout(lay.content(f)[:n], f"{path}.{f}") for f in names], names)
+    raise ArgTypeError(f"{path}: awkward layout {type(lay).__name__} has no NESL counterpart")
+
+
+def _sparse_form(m: Any, path: str) -> Segmented:
+    """A scipy.sparse CSR matrix as the sequence of its rows, each the (column, value) pairs of
+    its stored entries in stored order (explicit zeros and duplicates included)."""
+    fmt = getattr(m, "format", None)
+    if fmt != "csr":
+        raise ArgTypeError(f"{path}: a scipy.sparse matrix in {fmt!r} format is not accepted: "
+                           f"convert it with .tocsr() (rows are the segments of (column, value) "
+                           f"pairs)")
+    return Segmented(_Tup([np.asarray(m.indices), np.asarray(m.data)], ["indices", "data"]),
+                     offsets=np.asarray(m.indptr))
+
+
+def as_columnar(v: Any, path: str, memo: Optional[dict] = None) -> Any:
+    """A columnar form of a sequence value, independent of the expected type: ``Segmented``
+    (nested sequences: Segmented, CSR matrices, Arrow lists/strings, awkward lists), ``_Tup``
+    (sequences of tuples: structured arrays, Arrow structs, awkward records), numpy arrays
+    (flat Arrow/awkward arrays), a ``str``; ``None`` for the other values.  ``memo`` (a dict
+    for one call) keeps the conversions, so that typing and normalising convert once."""
+    if memo is not None:
+        hit = memo.get(id(v))
+        if hit is not None and hit[0] is v:
+            return hit[1]
+        out = as_columnar(v, path)
+        memo[id(v)] = (v, out)
+        return out
+    if isinstance(v, (Segmented, _Tup)):
+        return v
+    if isinstance(v, np.ndarray) and v.dtype.names:
+        _plain_array(v, path)
+        if v.ndim != 1:
+            raise ArgTypeError(f"{path}: a structured array must be 1-d (one record per "
+                               f"element), not of shape {v.shape}")
+        names = list(v.dtype.names)
+        return _Tup([v[n] for n in names], names)
+    if _is_sparse(v):
+        return _sparse_form(v, path)
+    if _is_arrow(v):
+        return _arrow_form(v, path)
+    if _is_awkward(v):
+        return _awkward_form(v, path)
+    return None
+
+
+def _tuple_columns(v: Any, h: Type, u: Optional["Unifier"]) -> Optional[_Tup]:
+    """The type-directed columnar forms of a sequence of tuples ``h = [(t1, ..., tk)]``: a
+    Python tuple of k columns, a list of k column objects (arrays), a 2-d array (n, k)."""
+    if u is not None:
+        h = u.zonk(h)
+    if not isinstance(h, TSeq):
+        return None
+    e = h.elem
+    k = len(tuple_components(e)) if isinstance(e, TPair) else None
+    if isinstance(v, tuple) and len(v) >= 2:
+        return _Tup(list(v), [f"[{i}]" for i in range(len(v))])
+    if k is None:
+        return None
+    if isinstance(v, list) and len(v) == k and all(is_column_object(x) for x in v):
+        return _Tup(list(v), [f"[{i}]" for i in range(k)])
+    if isinstance(v, np.ndarray) and not v.dtype.names and v.ndim == 2 and v.shape[1] == k:
+        return _Tup([v[:, i] for i in range(k)], [f"[:, {i}]" for i in range(k)])
+    return None
+
+
 class TypeOf:
     """Infers the NESL type of a Python value, guided by the expected type (hints resolve
     ``str`` as ``char`` vs ``[char]``, ints given for floats, the tuple shape), and unifies it
     with the expected type.  A mismatch names the innermost offending part (``mat[0][1]``)."""
 
-    def __init__(self, u: Unifier, datadefs: dict) -> None:
+    def __init__(self, u: Unifier, datadefs: dict, memo: Optional[dict] = None) -> None:
         self.u = u
         self.datadefs = datadefs
+        self.memo = memo            # as_columnar's results, shared with PyConv.norm (one call)
 
     def check(self, v: Any, hint: Type, path: str) -> Type:
         """The type of ``v``, unified with ``hint``."""
@@ -205,6 +611,11 @@ class TypeOf:
             if h == CHAR and len(v) == 1:
                 return CHAR
             return TSeq(CHAR)
+        c = as_columnar(v, path, self.memo)
+        if c is None:
+            c = _tuple_columns(v, h, None)
+        if c is not None:
+            return self.columnar(c, h, path)
         if isinstance(v, np.ndarray):
             _plain_array(v, path)
             return self.array(v, h, path)
@@ -216,6 +627,37 @@ class TypeOf:
         if isinstance(v, tuple):
             return self.tuple(v, h, path)
         raise Mismatch()
+
+    def columnar(self, c: Any, h: Type, path: str) -> Type:
+        """The type of a columnar form (``as_columnar``, ``_tuple_columns``)."""
+        if isinstance(c, Segmented):
+            elem = h.elem if isinstance(h, TSeq) else self.u.fresh()
+            inner = self.u.fresh()
+            self.u.unify(elem, TSeq(inner))
+            self.check(c.values, TSeq(inner), f"{path}.values")
+            return TSeq(TSeq(self.u.zonk(inner)))
+        if isinstance(c, _Tup):
+            elem = self.u.zonk(h.elem) if isinstance(h, TSeq) else self.u.fresh()
+            k = len(c.cols)
+            if k < 2:
+                raise Mismatch()
+            if isinstance(elem, TPair):
+                comps = tuple_components(elem)
+                if len(comps) != k:
+                    if k != 2:
+                        raise Mismatch()
+                    comps = [elem.fst, elem.snd]
+            elif isinstance(elem, TVar):
+                comps = [self.u.fresh() for _ in range(k)]
+            else:
+                raise Mismatch()
+            for col, ct, name in zip(c.cols, comps, c.names):
+                self.check(col, TSeq(ct), _sub(path, name))
+            t = self.u.zonk(comps[-1])
+            for ct in reversed(comps[:-1]):
+                t = TPair(self.u.zonk(ct), t)
+            return TSeq(t)
+        return self.infer(c, h, path)
 
     def array(self, a: np.ndarray, h: Type, path: str) -> Type:
         if a.ndim == 0:
@@ -295,6 +737,34 @@ class _Data:
         self.arg = arg
 
 
+def _readonly(arr: np.ndarray, dt: Any) -> np.ndarray:
+    """``arr`` as a contiguous vector of dtype ``dt``, read-only: the caller's memory itself
+    when it already is one (no copy: a compiled function reads its arguments, never writes
+    them), else a converted copy."""
+    out = np.ascontiguousarray(arr, dtype=dt).reshape(-1).view()
+    out.flags.writeable = False
+    return out
+
+
+class _Column:
+    """A normalised sequence given in columnar form: ``n`` elements, ``col`` the column of the
+    element type (datatypes unfolded): a numpy vector of the NESL dtype for a base type (chars
+    as uint8 codes), ``(column of fst, column of snd)`` for a pair, ``(lengths, column of the
+    inner elements)`` for a sequence.  What a compiled function's λcu leaves are made of."""
+
+    __slots__ = ("n", "col")
+
+    def __init__(self, n: int, col: Any) -> None:
+        self.n = n
+        self.col = col
+
+    def __len__(self) -> int:
+        return self.n
+
+
+RESULT_FORMATS = ("python", "numpy", "arrow", "awkward")
+
+
 class PyConv:
     """Conversions between Python values and NESL values of ground types."""
 
@@ -318,10 +788,13 @@ class PyConv:
             raise OverflowError(f"{x} does not fit the {self.int_bits}-bit NESL int")
         return x
 
-    def norm(self, v: Any, t: Type) -> Any:
+    def norm(self, v: Any, t: Type, path: str = "argument", memo: Optional[dict] = None) -> Any:
         """Normalise a Python value already known to have ground NESL type ``t``: base
-        sequences become numpy arrays of the NESL dtype ([char] a str), tuples right-nested
-        pairs, datatypes ``_Data``."""
+        sequences become numpy arrays of the NESL dtype ([char] a str), sequences given in a
+        columnar form a ``_Column``, other sequences lists, tuples right-nested pairs,
+        datatypes ``_Data``."""
+        if isinstance(t, TSeq):
+            return self.norm_seq(v, t.elem, path, memo)
         if isinstance(t, TBase):
             if isinstance(v, np.ndarray):
                 v = v.item()
@@ -359,7 +832,19 @@ class PyConv:
             return _Data(t.name, self.norm(value, at))
         raise Mismatch()
 
-    def norm_seq(self, v: Any, elem: Type) -> Any:
+    def norm_seq(self, v: Any, elem: Type, path: str = "argument",
+                 memo: Optional[dict] = None) -> Any:
+        c = as_columnar(v, path, memo)
+        if c is None:
+            c = _tuple_columns(v, TSeq(elem), None)
+        if c is None and isinstance(v, np.ndarray) and v.ndim >= 2 and isinstance(elem, TSeq):
+            _plain_array(v, path)                  # rows of an n-d array: no per-row work
+            c = Segmented(v.reshape((-1,) + v.shape[2:]),
+                          lengths=np.full(v.shape[0], v.shape[1], np.int64))
+        if isinstance(c, (Segmented, _Tup)):
+            return _Column(*self.norm_col(c, elem, path, memo))
+        if c is not None:
+            v = c                                   # a flat Arrow/awkward array, a str
         if isinstance(elem, TBase):
             n = elem.name
             if n == "char":
@@ -388,18 +873,19 @@ class PyConv:
                     if arr.dtype == object:
                         return np.asarray([self.check_int(x) for x in arr], self.int_dtype)
                     raise Mismatch()
-                if int(arr.min()) < self.lo or int(arr.max()) > self.hi:
+                if not np.can_cast(arr.dtype, self.int_dtype, "safe") and (
+                        int(arr.min()) < self.lo or int(arr.max()) > self.hi):
                     bad = int(arr.min()) if int(arr.min()) < self.lo else int(arr.max())
                     raise OverflowError(f"{bad} does not fit the {self.int_bits}-bit NESL int")
-                return arr.astype(self.int_dtype)
+                return _readonly(arr, self.int_dtype)
             if n == "float":
                 if arr.size and arr.dtype.kind not in "iuf":
                     raise Mismatch()
-                return arr.astype(np.float64)
+                return _readonly(arr, np.float64)
             if n == "bool":
                 if arr.size and arr.dtype.kind != "b":
                     raise Mismatch()
-                return arr.astype(np.bool_)
+                return _readonly(arr, np.bool_)
         if isinstance(v, np.ndarray):
             if v.ndim < 2 and v.size:
                 raise Mismatch()
@@ -408,10 +894,129 @@ class PyConv:
             raise Mismatch()
         return [self.norm(x, elem) for x in v]
 
+    # ---------------------------------------------------------------- columns
+    def norm_col(self, c: Any, elem: Type, path: str, memo: Optional[dict] = None) -> tuple:
+        """``(n, column)`` of a ``Segmented``/``_Tup`` form of a sequence of ``elem``s."""
+        elem = self.unfold(elem)
+        if isinstance(c, Segmented):
+            if not isinstance(elem, TSeq):
+                raise Mismatch()
+            sub = f"{path}.values"
+            nv, vcol = self.seq_column(c.values, elem.elem, sub, memo)
+            a, b = int(c.offsets[0]), int(c.offsets[-1])
+            if b > nv or (c._exact and b != nv):
+                raise ArgValueError(f"{path}: the segment lengths add up to {b}, but {sub} has "
+                                    f"{nv} elements" if c._exact else
+                                    f"{path}: the segments reach element {b} of {sub}, which "
+                                    f"has {nv}")
+            if a != 0 or b != nv:
+                vcol = self.col_slice(vcol, elem.elem, a, b)
+            return len(c), (np.asarray(c.lengths, np.int64), vcol)
+        if not isinstance(elem, TPair):
+            raise Mismatch()
+        comps = tuple_components(elem)
+        k = len(c.cols)
+        if k != len(comps):
+            if k != 2:
+                raise Mismatch()
+            comps = [elem.fst, elem.snd]
+        parts = [self.seq_column(col, ct, _sub(path, name), memo)
+                 for col, ct, name in zip(c.cols, comps, c.names)]
+        if len({n for n, _ in parts}) > 1:
+            raise ArgValueError(f"{path}: the tuple columns have different lengths (" + ", ".join(
+                f"{_sub(path, name)}: {n}" for (n, _), name in zip(parts, c.names)) + ")")
+        col = parts[-1][1]
+        for _, pc in reversed(parts[:-1]):
+            col = (pc, col)
+        return parts[0][0], col
+
+    def seq_column(self, v: Any, elem: Type, path: str, memo: Optional[dict] = None) -> tuple:
+        """``(n, column)`` of a sequence of ``elem``s in any accepted form."""
+        return self.as_column(self.norm_seq(v, elem, path, memo), elem)
+
+    def as_column(self, nv: Any, elem: Type) -> tuple:
+        """``(n, column)`` of a normalised sequence."""
+        if isinstance(nv, _Column):
+            return nv.n, nv.col
+        if isinstance(nv, (str, np.ndarray)):
+            return len(nv), self.base_vector(nv, self.unfold(elem))
+        return len(nv), self.elems_column(list(nv), elem)
+
+    def elems_column(self, items: list, elem: Type) -> Any:
+        """The column of a list of normalised elements."""
+        while isinstance(elem, TData):
+            items = [x.arg for x in items]
+            elem = self.arg_type(elem)
+        if isinstance(elem, TBase):
+            return self.base_vector(items, elem)
+        if isinstance(elem, TPair):
+            return (self.elems_column([x[0] for x in items], elem.fst),
+                    self.elems_column([x[1] for x in items], elem.snd))
+        parts = [self.as_column(x, elem.elem) for x in items]
+        return (np.asarray([n for n, _ in parts], np.int64).reshape(-1),
+                self.concat_cols([c for _, c in parts], elem.elem))
+
+    def concat_cols(self, cols: list, elem: Type) -> Any:
+        elem = self.unfold(elem)
+        if isinstance(elem, TBase):
+            return np.concatenate(cols) if cols else self.base_vector([], elem)
+        if isinstance(elem, TPair):
+            return (self.concat_cols([c[0] for c in cols], elem.fst),
+                    self.concat_cols([c[1] for c in cols], elem.snd))
+        lens = np.concatenate([c[0] for c in cols]) if cols else np.zeros(0, np.int64)
+        return lens, self.concat_cols([c[1] for c in cols], elem.elem)
+
+    def col_slice(self, col: Any, elem: Type, a: int, b: int) -> Any:
+        """Elements ``a:b`` of a column."""
+        elem = self.unfold(elem)
+        if isinstance(elem, TBase):
+            return col[a:b]
+        if isinstance(elem, TPair):
+            return (self.col_slice(col[0], elem.fst, a, b),
+                    self.col_slice(col[1], elem.snd, a, b))
+        lens, inner = col
+        start = int(lens[:a].sum())
+        stop = start + int(lens[a:b].sum())
+        return lens[a:b], self.col_slice(inner, elem.elem, start, stop)
+
+    def col_leaves(self, col: Any, elem: Type, out: list) -> None:
+        """The λcu leaves of a column: its vectors and segment descriptors, as they are."""
+        elem = self.unfold(elem)
+        if isinstance(elem, TBase):
+            out.append(col)
+        elif isinstance(elem, TPair):
+            self.col_leaves(col[0], elem.fst, out)
+            self.col_leaves(col[1], elem.snd, out)
+        else:
+            out.append(LSegDes(col[0]))
+            self.col_leaves(col[1], elem.elem, out)
+
+    def col_values(self, col: Any, elem: Type) -> list:
+        """The interpreter values of a column's elements (for the reference interpreter)."""
+        if isinstance(elem, TData):
+            n = self.nfields(elem)
+            return [DataVal(elem.name, (x,) if n == 1 else unpair(x, n))
+                    for x in self.col_values(col, self.arg_type(elem))]
+        if isinstance(elem, TBase):
+            if elem.name == "char":
+                return list(np.asarray(col, np.uint8).tobytes().decode("latin-1"))
+            if elem.name == "segdes":
+                return [SegDes(int(x)) for x in col.tolist()]
+            return col.tolist()
+        if isinstance(elem, TPair):
+            return list(zip(self.col_values(col[0], elem.fst),
+                            self.col_values(col[1], elem.snd)))
+        lens, inner = col
+        vals = self.col_values(inner, elem.elem)
+        offs = np.concatenate(([0], np.cumsum(lens))).tolist()
+        return [Seq(tuple(vals[offs[i]:offs[i + 1]])) for i in range(len(lens))]
+
     # ---------------------------------------------------------------- normalised -> interp
     def to_interp(self, nv: Any, t: Type) -> Any:
         if isinstance(t, TBase):
             return SegDes(nv) if t.name == "segdes" else nv
+        if isinstance(t, TSeq) and isinstance(nv, _Column):
+            return Seq(tuple(self.col_values(nv.col, t.elem)))
         if isinstance(t, TSeq):
             e = t.elem
             if isinstance(e, TBase):
@@ -448,6 +1053,9 @@ class PyConv:
 
     def seq_leaves(self, items: Any, elem: Type, out: list) -> None:
         """Leaves of a sequence (normalised) with element type ``elem``."""
+        if isinstance(items, _Column):
+            self.col_leaves(items.col, elem, out)
+            return
         while isinstance(elem, TData):
             items = [x.arg for x in items]
             elem = self.arg_type(elem)
@@ -458,20 +1066,7 @@ class PyConv:
             self.seq_leaves([x[0] for x in items], elem.fst, out)
             self.seq_leaves([x[1] for x in items], elem.snd, out)
         else:
-            items = list(items)
-            out.append(LSegDes(np.asarray([len(x) for x in items], dtype=np.int64)))
-            inner = self.unfold(elem.elem)
-            if isinstance(inner, TBase):
-                parts = [self.base_vector(x, inner) for x in items]
-                if parts:
-                    out.append(np.concatenate(parts))
-                else:
-                    out.append(self.base_vector([], inner))
-            else:
-                flat: list = []
-                for x in items:
-                    flat.extend(x)
-                self.seq_leaves(flat, elem.elem, out)
+            self.col_leaves(self.elems_column(list(items), elem), elem, out)
 
     def base_vector(self, items: Any, elem: TBase) -> np.ndarray:
         n = elem.name
@@ -575,6 +1170,192 @@ class PyConv:
         if isinstance(col, (np.ndarray, str)):
             return col.copy() if isinstance(col, np.ndarray) else col
         return list(col)
+
+    # ---------------------------------------------------------------- columnar results
+    def result(self, t: Type, ls: list, fmt: str = "python") -> Any:
+        """The Python result of NESL type ``t`` from λcu leaves, in result format ``fmt``
+        (``RESULT_FORMATS``): ``"python"`` as :meth:`from_leaves`; ``"numpy"``, ``"arrow"``,
+        ``"awkward"`` columnar (:meth:`col_result`)."""
+        if fmt == "python":
+            return self.from_leaves(t, list(ls))
+        return self.col_result(t, list(ls), fmt)
+
+    def interp_result(self, v: Any, t: Type, fmt: str = "python") -> Any:
+        """The Python result of an interpreter value, in result format ``fmt``."""
+        if fmt == "python":
+            return self.from_interp(v, t)
+        out: list = []
+        self.interp_leaves(v, t, out)
+        return self.col_result(t, out, fmt)
+
+    def interp_leaves(self, v: Any, t: Type, out: list) -> None:
+        """The λcu-style leaves of an interpreter value (so that the reference interpreter's
+        columnar results are built by the same code as the compiled backends')."""
+        while isinstance(t, TData):
+            f = v.fields
+            v = f[-1]
+            for x in reversed(f[:-1]):
+                v = (x, v)
+            t = self.arg_type(t)
+        if isinstance(t, TBase):
+            out.append(v.length if isinstance(v, SegDes) else v)
+        elif isinstance(t, TPair):
+            self.interp_leaves(v[0], t.fst, out)
+            self.interp_leaves(v[1], t.snd, out)
+        else:
+            self.interp_seq_leaves(list(v.items), t.elem, out)
+
+    def interp_seq_leaves(self, items: list, e: Type, out: list) -> None:
+        while isinstance(e, TData):
+            nested = []
+            for x in items:
+                f = x.fields
+                y = f[-1]
+                for z in reversed(f[:-1]):
+                    y = (z, y)
+                nested.append(y)
+            items, e = nested, self.arg_type(e)
+        if isinstance(e, TBase):
+            if e.name == "char":
+                out.append(np.frombuffer("".join(items).encode("latin-1"), np.uint8).copy())
+            elif e.name == "segdes":
+                out.append(np.asarray([x.length for x in items], self.int_dtype))
+            else:
+                out.append(self.base_vector(items, e))
+        elif isinstance(e, TPair):
+            self.interp_seq_leaves([x[0] for x in items], e.fst, out)
+            self.interp_seq_leaves([x[1] for x in items], e.snd, out)
+        else:
+            out.append(LSegDes(np.asarray([len(x.items) for x in items], np.int64)))
+            self.interp_seq_leaves([y for x in items for y in x.items], e.elem, out)
+
+    def col_result(self, t: Type, ls: list, fmt: str) -> Any:
+        """A columnar result from λcu leaves (consumed from the front): scalars and tuples as
+        by default; a sequence as its column in format ``fmt`` (:meth:`out_seq`); a ``[char]``
+        as a ``str``; a value containing a datatype as by default."""
+        if isinstance(t, TBase):
+            return self.scalar(ls.pop(0), t)
+        if isinstance(t, TPair):
+            return tuple(self.col_result(c, ls, fmt) for c in tuple_components(t))
+        if isinstance(t, TData) or _has_data(t):
+            return self.from_leaves(t, ls)
+        col = self.leaves_column(t.elem, ls)
+        if isinstance(t.elem, TBase) and t.elem.name == "char":
+            return col.tobytes().decode("latin-1")
+        return self.out_seq(col, t.elem, fmt)
+
+    def leaves_column(self, e: Type, ls: list) -> Any:
+        """The column of a sequence of ``e``s from λcu leaves (consumed from the front)."""
+        if isinstance(e, TBase):
+            v = np.asarray(ls.pop(0)).reshape(-1)
+            dt = {"int": self.int_dtype, "segdes": self.int_dtype, "float": np.float64,
+                  "bool": np.bool_, "char": np.uint8}[e.name]
+            return v.astype(dt)                   # a copy: the result owns its memory
+        if isinstance(e, TPair):
+            a = self.leaves_column(e.fst, ls)
+            return a, self.leaves_column(e.snd, ls)
+        sd = ls.pop(0)
+        lens = np.asarray(sd.lengths if hasattr(sd, "lengths") else sd, np.int64).reshape(-1)
+        return lens, self.leaves_column(e.elem, ls)
+
+    def out_seq(self, col: Any, e: Type, fmt: str) -> Any:
+        """A column as the sequence value of result format ``fmt``."""
+        if fmt == "numpy":
+            return self._out_numpy(col, e)
+        if fmt == "arrow":
+            return self._out_arrow(col, e)
+        import awkward as ak
+        return ak.Array(self._out_awkward(col, e))
+
+    @staticmethod
+    def _split(col: Any, e: Type) -> tuple:
+        """The k component columns and types of a column of k-tuples."""
+        comps = tuple_components(e)
+        cols = []
+        for _ in comps[:-1]:
+            cols.append(col[0])
+            col = col[1]
+        cols.append(col)
+        return cols, comps
+
+    def _out_numpy(self, col: Any, e: Type) -> Any:
+        if isinstance(e, TBase):
+            if e.name == "char":                  # chars as elements: a 'U1' array
+                return col.astype(np.uint32).view("U1")
+            return col
+        if isinstance(e, TPair):
+            cols, comps = self._split(col, e)
+            if all(isinstance(c, TBase) for c in comps):
+                outs = [self._out_numpy(c, ct) for c, ct in zip(cols, comps)]
+                arr = np.empty(len(outs[0]), [(f"f{i}", o.dtype) for i, o in enumerate(outs)])
+                for i, o in enumerate(outs):
+                    arr[f"f{i}"] = o
+                return arr
+            return tuple(self._out_numpy(c, ct) for c, ct in zip(cols, comps))
+        lens, inner = col
+        if isinstance(e.elem, TBase) and e.elem.name == "char":
+            return Segmented(inner.tobytes().decode("latin-1"), lengths=lens)
+        return Segmented(self._out_numpy(inner, e.elem), lengths=lens)
+
+    def _out_arrow(self, col: Any, e: Type) -> Any:
+        import pyarrow as pa
+        if isinstance(e, TBase):
+            if e.name == "char":                  # chars as elements: one-character strings
+                return self._arrow_strings(col, np.arange(len(col) + 1, dtype=np.int64))
+            return pa.array(col)
+        if isinstance(e, TPair):
+            cols, comps = self._split(col, e)
+            return pa.StructArray.from_arrays([self._out_arrow(c, ct)
+                                               for c, ct in zip(cols, comps)],
+                                              names=[f"f{i}" for i in range(len(comps))])
+        lens, inner = col
+        offs = np.zeros(len(lens) + 1, np.int64)
+        np.cumsum(lens, out=offs[1:])
+        if isinstance(e.elem, TBase) and e.elem.name == "char":
+            return self._arrow_strings(inner, offs)
+        return pa.LargeListArray.from_arrays(pa.array(offs), self._out_arrow(inner, e.elem))
+
+    @staticmethod
+    def _arrow_strings(codes: np.ndarray, offs: np.ndarray) -> Any:
+        import pyarrow as pa
+        data, offs = _latin1_to_utf8(codes, offs)
+        return pa.LargeStringArray.from_buffers(len(offs) - 1, pa.py_buffer(
+            np.ascontiguousarray(offs, np.int64)), pa.py_buffer(np.ascontiguousarray(data)))
+
+    def _out_awkward(self, col: Any, e: Type) -> Any:
+        import awkward as ak
+        C = ak.contents
+        if isinstance(e, TBase):
+            if e.name == "char":                  # chars as elements: one-character strings
+                return self._awkward_strings(col, np.arange(len(col) + 1, dtype=np.int64))
+            return C.NumpyArray(col)
+        if isinstance(e, TPair):
+            cols, comps = self._split(col, e)
+            n = len(self._first_len(cols[0], comps[0]))
+            return C.RecordArray([self._out_awkward(c, ct) for c, ct in zip(cols, comps)],
+                                 None, length=n)
+        lens, inner = col
+        offs = np.zeros(len(lens) + 1, np.int64)
+        np.cumsum(lens, out=offs[1:])
+        if isinstance(e.elem, TBase) and e.elem.name == "char":
+            return self._awkward_strings(inner, offs)
+        return C.ListOffsetArray(ak.index.Index64(offs), self._out_awkward(inner, e.elem))
+
+    def _first_len(self, col: Any, e: Type) -> Any:
+        """A vector as long as the column (its first leaf or lengths)."""
+        e = self.unfold(e)
+        while isinstance(e, TPair):
+            col, e = col[0], e.fst
+        return col if isinstance(e, TBase) else col[0]
+
+    @staticmethod
+    def _awkward_strings(codes: np.ndarray, offs: np.ndarray) -> Any:
+        import awkward as ak
+        data, offs = _latin1_to_utf8(codes, offs)
+        chars = ak.contents.NumpyArray(np.ascontiguousarray(data, np.uint8),
+                                       parameters={"__array__": "char"})
+        return ak.contents.ListOffsetArray(ak.index.Index64(np.asarray(offs, np.int64)), chars,
+                                           parameters={"__array__": "string"})
 
 
 # ============================================================================== λcu <-> interp
