@@ -33,10 +33,29 @@ NESL type                     accepted Python values
 ``[char]``                    ``str``
 ``[int]``/``[float]``/...     1-d numpy arrays (integer/floating/bool dtypes), lists, tuples
                               are NOT sequences
-``[[t]]``                     a list of arrays / a list of lists / a 2-d numpy array (its rows)
+``[[t]]``                     a list of arrays / a list of lists / an n-d numpy array (its
+                              rows); columnar: ``Segmented(values, lengths=|offsets=)``
+                              (``values`` any form of ``[t]``), a pyarrow
+                              ``ListArray``/``LargeListArray``/``FixedSizeListArray`` (a
+                              ``StringArray`` for ``[[char]]``), an awkward ``Array``
+``[[(int, t)]]``              also a ``scipy.sparse`` CSR matrix (row i: the (column, value)
+                              pairs of its stored entries, in stored order)
+``[(t1, ..., tk)]``           a list of tuples; columnar: a structured array (k fields, in
+                              order), a tuple (or list of k arrays) of k equal-length columns,
+                              an ``(n, k)`` array when every ``ti`` is a scalar type, a pyarrow
+                              ``StructArray``, an awkward array of records/tuples
+``[t]`` (flat)                also a pyarrow ``Array``/``ChunkedArray``, an awkward ``Array``
 ``(t1, t2, ...)``             a Python tuple ``(x1, x2, ...)`` (flat: NESL ``(a, b, c)``)
 datatype ``d(t1, ...)``       ``DataVal("d", (x1, ...))`` or the tuple of its fields
 ============================  ==================================================================
+
+Columnar forms are converted with numpy-vectorised code (no Python work per element or per
+segment) and reach the compiled backends as flat vectors and segment descriptors (the
+caller's arrays themselves, read-only, when their dtype already is NESL's); the interpreter
+gets Python values built from them.  A malformed one (wrong dtype or field count, negative
+lengths, offsets not monotone, columns of different lengths, Arrow nulls, awkward ``None``,
+a numpy masked array) raises a ``TypeError``/``ValueError`` naming the function, the parameter
+and its NESL type; nested lists stay accepted (converted element by element).
 
 A polymorphic function is instantiated at the types of its arguments (e.g. ``qsort`` on an
 integer array runs ``qsort<int>``; an empty list gives the element type ``int`` unless another
@@ -47,7 +66,14 @@ Results come back as Python values: scalars as ``int``/``float``/``bool``/one-ch
 ``str``; ``[char]`` as ``str``; flat sequences of scalars as numpy arrays (``int32``, or
 ``int64`` with ``int64=True``; ``float64``; ``bool``); other sequences as lists (a sequence of
 tuples as a list of tuples, nested sequences as lists of arrays); tuples as Python tuples;
-datatype values as ``DataVal``.  A NESL runtime error raises
+datatype values as ``DataVal``.  ``load(..., results="numpy")`` (or
+``m.function(name, results="numpy")`` for one function) returns sequences in columnar form
+instead, without per-element Python work: flat sequences as numpy arrays, ``[(t1, ..., tk)]``
+of scalars as a structured array (fields ``f0``...), other sequences of tuples as a tuple of
+columns, nested sequences as :class:`Segmented`, ``[char]`` as ``str``; ``results="arrow"``
+gives pyarrow arrays (``StructArray``, ``LargeListArray``, ``LargeStringArray``) and
+``results="awkward"`` awkward Arrays; values containing datatypes come back as by default.
+Columnar results are accepted back as arguments.  A NESL runtime error raises
 :class:`~nessie.diagnostics.RuntimeNeslError` (``str()`` gives the source position).
 
 Backends: ``"auto"`` (the default, as the CLI's) is ``"opencl"`` (``"interp"`` with

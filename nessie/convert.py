@@ -5,7 +5,8 @@ results, the host library's ``to_value``) and the REPL use this module and no co
 A NESL value of a ground type has three representations here:
 
 * **Python/numpy** (the API's arguments and results): ``int``/``float``/``bool``/one-character
-  ``str``; ``[char]`` a ``str``; flat sequences of scalars numpy arrays; other sequences lists;
+  ``str``; ``[char]`` a ``str``; flat sequences of scalars numpy arrays; other sequences lists
+  or columnar forms (``Segmented``, structured arrays, tuples of columns, Arrow, awkward);
   tuples flat Python tuples; datatype values ``DataVal`` (``nessie.api``'s docstring has the
   table of accepted values);
 * **interpreter values** (``nessie.interp.values``: ``Seq``, right-nested pairs, ``DataVal``,
@@ -25,6 +26,14 @@ What converts what:
                                        value; ``to_leaves``: normalised -> λcu leaves;
                                        ``from_interp``: interpreter value -> Python value;
                                        ``from_leaves``: λcu leaves -> Python value
+``Segmented``, ``as_columnar``         columnar forms of sequences (``Segmented``, structured
+                                       arrays, tuples of columns, (n, k) arrays, scipy CSR,
+                                       Arrow, awkward), read with numpy only; ``norm`` makes
+                                       them a ``_Column`` whose leaves are its vectors as they
+                                       are (issue 9)
+``PyConv.result``/``interp_result``    λcu leaves / interpreter value -> Python value in a
+                                       result format (``RESULT_FORMATS``: ``"python"``;
+                                       columnar ``"numpy"``, ``"arrow"``, ``"awkward"``)
 ``leaves_to_value``                    λcu leaves -> interpreter value (printing, ``to_value``)
 ``value_to_leaves``                    interpreter value -> λcu leaves (top-level values read by a
                                        compiled function)
@@ -50,7 +59,8 @@ from nessie.types.types import (BOOL, CHAR, FLOAT, INT, SEGDES, TBase, TData, TP
                                 Type, free_vars, subst_type, tuple_components)
 
 __all__ = ["Mismatch", "Unifier", "TypeOf", "describe", "PyConv", "datatypes", "unfold_once",
-           "leaves_to_value", "value_to_leaves", "truncate_leaves"]
+           "leaves_to_value", "value_to_leaves", "truncate_leaves", "Segmented", "as_columnar",
+           "ArgTypeError", "ArgValueError", "RESULT_FORMATS"]
 
 
 # ============================================================================== Python value types
@@ -162,6 +172,15 @@ def describe(v: Any) -> str:
         return f"tuple of {len(v)} ({', '.join(type(x).__name__ for x in v)})"
     if isinstance(v, DataVal):
         return f"DataVal {v.name}"
+    if isinstance(v, Segmented):
+        return f"Segmented of {len(v)} segments over {describe(v.values)}"
+    mod = type(v).__module__ or ""
+    if mod.startswith("pyarrow") and hasattr(v, "type"):
+        return f"pyarrow {type(v).__name__} of type {v.type} and length {len(v)}"
+    if mod.startswith("awkward") and hasattr(v, "type"):
+        return f"awkward Array of type {str(v.type)[:60]}"
+    if mod.startswith("scipy.sparse"):
+        return f"scipy.sparse {getattr(v, 'format', '?')} matrix of shape {v.shape}"
     return f"{type(v).__name__} {v!r}"[:80]
 
 
@@ -260,11 +279,7 @@ class Segmented:
         if not -n <= i < n:
             raise IndexError(f"segment {i} of {n}")
         i %= n
-        a, b = int(self.offsets[i]), int(self.offsets[i + 1])
-        v = self.values
-        if isinstance(v, tuple):
-            return tuple(c[a:b] for c in v)
-        return v[a:b]
+        return _slice_form(self.values, int(self.offsets[i]), int(self.offsets[i + 1]))
 
     def to_list(self) -> list:
         """The nested Python lists (tuples for structured/tuple values)."""
@@ -293,6 +308,15 @@ class Segmented:
 
     def __repr__(self) -> str:
         return f"Segmented({_short(self.values)}, lengths={_short(self.lengths)})"
+
+
+def _slice_form(v: Any, a: int, b: int) -> Any:
+    """Elements ``a:b`` of a sequence value in a form that ``Segmented`` returns or takes."""
+    if isinstance(v, Segmented):
+        return Segmented(v.values, offsets=v.offsets[a:b + 1])
+    if isinstance(v, tuple):
+        return tuple(_slice_form(c, a, b) for c in v)
+    return v[a:b]
 
 
 def _short(v: Any) -> str:
@@ -852,6 +876,13 @@ class PyConv:
                     if any(ord(c) > 255 for c in v):
                         raise Mismatch()
                     return v
+                if isinstance(v, np.ndarray) and v.ndim == 1 and v.dtype.kind in "US" \
+                        and v.dtype.itemsize == (4 if v.dtype.kind == "U" else 1):
+                    codes = np.ascontiguousarray(v).view(
+                        np.uint32 if v.dtype.kind == "U" else np.uint8)
+                    if codes.size and (int(codes.max()) > 255 or int(codes.min()) == 0):
+                        raise Mismatch()          # beyond latin-1, or an empty string
+                    return codes.astype(np.uint8).tobytes().decode("latin-1")
                 return "".join(self.norm(x, elem) for x in v)
             if isinstance(v, np.ndarray):
                 arr = v

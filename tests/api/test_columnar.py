@@ -439,3 +439,42 @@ def test_nested_lists_still_accepted(e):
 def test_exports():
     assert nessie.Segmented is Segmented
     assert "Segmented" in dir(nessie)
+
+
+def test_segmented_helpers():
+    inner = Segmented(np.arange(6), lengths=[2, 0, 1, 3])
+    s = Segmented(inner, lengths=[3, 1])
+    assert len(s) == 2 and s.lengths.tolist() == [3, 1] and s.offsets.tolist() == [0, 3, 4]
+    assert s.to_list() == [[[0, 1], [], [2]], [[3, 4, 5]]]
+    assert s[1].to_list() == [[3, 4, 5]] and s[-2].to_list() == [[0, 1], [], [2]]
+    t = Segmented((np.array([1, 2, 3]), np.array([0.5, 1.5, 2.5])), offsets=[0, 1, 3])
+    assert [c.tolist() for c in t[1]] == [[2, 3], [1.5, 2.5]]
+    assert t.to_list() == [[(1, 0.5)], [(2, 1.5), (3, 2.5)]]
+    assert t == Segmented((np.array([1, 2, 3]), np.array([0.5, 1.5, 2.5])), lengths=[1, 2])
+    assert "lengths=[1, 2]" in repr(t)
+    with pytest.raises(IndexError):
+        t[2]
+    assert not s.lengths.flags.writeable
+
+
+DATA_SRC = """
+datatype cloud([(float, float)]);
+function size(cloud(ps)) = #ps;
+function tag(x) : [(char, int)] -> [(char, int)] = {(c, i + 1) : (c, i) in x};
+"""
+
+
+def test_datatype_field_and_char_tuples(m):
+    d = load(DATA_SRC, backend=m.backend, run_toplevel=False)
+    assert d.size(nessie.DataVal("cloud", (points(9),))) == 9
+    assert d.size(nessie.DataVal("cloud", (points(0),))) == 0
+    codes = np.array(["a", "é", "z"])
+    ints = np.array([1, 2, 3], np.int32)
+    ref = d.tag(list(zip(codes.tolist(), ints.tolist())))
+    assert same(d.tag((codes, ints)), ref)
+    r = d.function("tag", results="numpy")((codes, ints))
+    assert r.dtype.names == ("f0", "f1") and r["f0"].tolist() == ["a", "é", "z"]
+    assert same(d.tag(r), d.tag(ref))
+    assert d.function("tag", results="arrow")((codes, ints)).to_pylist() == \
+        [{"f0": c, "f1": i} for c, i in ref]
+    assert ak.to_list(d.function("tag", results="awkward")((codes, ints))) == ref
