@@ -1,28 +1,39 @@
-"""SOAC fusion inside one kernel: the rewrite rules of the λcu paper's Fig. 5, applied until
-none applies (:func:`fuse_kernel`).
+"""SOAC fusion inside one kernel: the rewrite rules of the λcu paper's Fig. 5 (and the project's
+additions) as a table of values, :data:`RULES`, applied by one small engine until none applies
+(:func:`fuse_kernel`).
 
-Vertical rules (producer A, consumer B; B reads A's results only as ``A[i]`` in its index
-thunks, the iteration sizes agree):
-  MAP-X            (X = MAP, PERMUTE, SCATTER, REDUCE, SCAN, FILTER, PARTITION, RANK and the
-                   segmented SOACs: MAP-SEG_REDUCE, MAP-SEG_SCAN, ...)
-                   B = X { i => let a = e1 in [a/A[i]] e2 using xs ∪ (ys \\ A) } ...
-  PERMUTE-PERMUTE  the index maps compose: Y[g2(g1(j))] = f1(j)
-  FILTER-REDUCE    b = REDUCE { i => let a = e1 in if p(a) then [a/A[i]]e2 else id } id op n
-  FILTER-FILTER    the consumer runs over the producer's index space; its pull thunk also
-                   yields the producer's predicate (a dead, never-returned flag vector) that its
-                   predicate conjoins (the IR's predicates see values, not indices)
-  SEG_FILTER-SEG_REDUCE   FILTER-REDUCE within each segment, over the producer's descriptor
-Horizontal rules (no dependence path between the two, same iteration size / descriptor):
-  MAP+MAP, REDUCE+REDUCE, SCAN+SCAN, SEG_REDUCE+SEG_REDUCE, SEG_SCAN+SEG_SCAN
-                   one SOAC producing the tuple of both results.
+A rule (:class:`Rule`) is a name, a *pattern* over two bindings A, B of the kernel (structured
+IR, never printed text), a *side condition* and a *builder* of the replacement bindings:
+  * :class:`Vertical` (producer A, consumer B): A's SOAC kind, B's SOAC kind, and how B reads A
+    (:class:`ReadsResult`, :class:`SegDesOf`); the replacement takes B's place and A stays
+    until the clean-up drops it (its results count as *absorbed*: its checks now run in B);
+  * :class:`Horizontal`: A and B have the same SOAC kind and no dependence path between them;
+    the replacement takes B's place and A goes.
+The engine (:func:`rewrite_step`) tries the rules in table order, each over the pairs (A, B) of
+bindings, A before B, in binding order, and applies the first whose pattern matches and whose
+side condition holds.  :func:`fuse_kernel` repeats it to a fixed point; before the first step
+and after each, ``#v`` sizes of size-preserving results are replaced by the producer's size,
+dead bindings are removed (a binding that may fail only if it was absorbed), every thunk's
+``using`` list is recomputed to be exactly its free kernel variables and the bindings are put in
+dependence order.  The kernel's parameters and returns are unchanged.
+
+The table (``python -m lambda_cu.fusion`` prints it with patterns and conditions: :func:`table_text`):
+  FILTER-REDUCE          b = REDUCE { i => let a = e1 in if p(a) then [a/A[i]]e2 else id } id op n
+  FILTER-FILTER          the consumer runs over the producer's index space; its pull thunk also
+                         yields the producer's predicate (a dead, never-returned flag vector) that
+                         its predicate conjoins (the IR's predicates see values, not indices)
+  SEG_FILTER-SEG_REDUCE  FILTER-REDUCE within each segment, over the producer's descriptor
+  PERMUTE-PERMUTE        the index maps compose: Y[g2(g1(j))] = f1(j)
+  MAP-X                  (X = any SOAC but ONCE: MAP-MAP, MAP-PERMUTE, MAP-REDUCE, MAP-SEG_SCAN, ...)
+                         B = X { i => let a = e1 in [a/A[i]] e2 using xs ∪ (ys \\ A) } ...
+  X+X                    (X = MAP, REDUCE, SCAN, SEG_REDUCE, SEG_SCAN; horizontal) one SOAC
+                         producing the tuple of both results
 Equal iteration sizes are equal shapes of the one shape analysis (``shapes.KernelShapes``).
-Between rules, ``#v`` sizes of size-preserving results are replaced by the producer's size,
-dead bindings are removed, and every thunk's ``using`` list is recomputed to be exactly its free
-kernel variables.  The kernel's parameters and returns are unchanged.
 """
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass
 from typing import Callable, Mapping
 
 from .. import ir
@@ -84,13 +95,15 @@ def _body_parts(e: ir.Exp) -> tuple:
     return e.elems if isinstance(e, ir.Tuple) else (e,)
 
 
+@dataclass(frozen=True)
 class _Ctx:
-    def __init__(self, kernel: ir.Kernel, supply: NameSupply, shapes_args):
-        self.kernel = kernel
-        self.supply = supply
-        self.env = check_kernel(kernel)
-        self.shapes = KernelShapes(kernel.binds, *shapes_args)
-        self.returned = {r.name for r in kernel.returns}
+    """What the side conditions and builders of one rewrite step see: the kernel, its types
+    (``env``), its shapes, the names it returns, and the pass's name supply."""
+    kernel: ir.Kernel
+    supply: NameSupply
+    env: Mapping
+    shapes: KernelShapes
+    returned: frozenset
 
     def uses_elsewhere(self, names, skip: set) -> bool:
         if set(names) & self.returned:
@@ -110,6 +123,11 @@ class _Ctx:
         return tuple(out)
 
 
+def _context(kernel: ir.Kernel, supply: NameSupply, shapes_args) -> _Ctx:
+    return _Ctx(kernel, supply, check_kernel(kernel), KernelShapes(kernel.binds, *shapes_args),
+                frozenset(r.name for r in kernel.returns))
+
+
 def _pull_with(prod_f: ir.Thunk, avars: tuple, cons_body: ir.Exp, index: str, ctx: _Ctx,
                wrap: Callable[[tuple, ir.Exp], ir.Exp] | None = None) -> ir.Exp:
     """``let (a..) = e1[index] in [a/A[index]] cons_body`` (``wrap`` may guard the consumer)."""
@@ -123,7 +141,134 @@ def _pull_with(prod_f: ir.Thunk, avars: tuple, cons_body: ir.Exp, index: str, ct
 
 
 # --------------------------------------------------------------------------------------------
-# vertical rules
+# patterns: what a rule matches, over the structured IR of two kernel bindings
+# --------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Match:
+    """Two bindings of a kernel that a rule's pattern matched: ``a`` before ``b`` in ``binds``
+    (vertically, ``a`` is the producer A and ``b`` the consumer B)."""
+    binds: tuple
+    a: ir.KBind
+    b: ir.KBind
+
+
+@dataclass(frozen=True)
+class SoacIs:
+    """A binding whose SOAC is an instance of one of ``kinds`` (all SOACs if empty) and of none
+    of ``but``."""
+    kinds: tuple = ()
+    but: tuple = ()
+
+    def __call__(self, b: ir.KBind) -> bool:
+        s = b.soac
+        return (not self.kinds or isinstance(s, self.kinds)) and not isinstance(s, self.but)
+
+    def __str__(self) -> str:
+        if not self.kinds:
+            return "any SOAC" + "".join(f" but {k.NAME}" for k in self.but)
+        return "|".join(k.NAME for k in self.kinds)
+
+
+@dataclass(frozen=True)
+class ReadsResult:
+    """B reads a result variable of A: anywhere in its SOAC (``fields`` None) or in the
+    ``using`` lists of its thunks ``fields``."""
+    fields: tuple | None = None
+
+    def __call__(self, a: ir.KBind, b: ir.KBind) -> bool:
+        names = {v.name for v in a.vars}
+        if self.fields is None:
+            return bool(names & _reads(b))
+        return any(names & {u.name for u in getattr(b.soac, f).using} for f in self.fields)
+
+    def __str__(self) -> str:
+        return "B reads A" + ("" if self.fields is None else f" in its {'/'.join(self.fields)} thunk")
+
+
+@dataclass(frozen=True)
+class SegDesOf:
+    """B's segment descriptor is A's descriptor result (the last result of a SEG_FILTER)."""
+
+    def __call__(self, a: ir.KBind, b: ir.KBind) -> bool:
+        sd = b.soac.sd
+        return isinstance(sd, ir.Var) and sd.name == a.vars[-1].name
+
+    def __str__(self) -> str:
+        return "B's descriptor is A's"
+
+
+@dataclass(frozen=True)
+class Vertical:
+    """Producer A (``producer``), a later consumer B (``consumer``) linked by ``link``.  The
+    replacement takes B's place; A stays (the clean-up drops it when nothing else reads it, and
+    its checks are then evaluated by the replacement: A's results count as *absorbed*)."""
+    producer: SoacIs
+    consumer: SoacIs
+    link: Callable[[ir.KBind, ir.KBind], bool]
+
+    def match(self, binds: tuple, a: ir.KBind, b: ir.KBind) -> Match | None:
+        if self.producer(a) and self.consumer(b) and self.link(a, b):
+            return Match(binds, a, b)
+        return None
+
+    def splice(self, m: Match, new: tuple) -> tuple[tuple, frozenset]:
+        out = list(m.binds)
+        pos = _at(out, m.b)
+        out[pos:pos + 1] = new
+        return tuple(out), frozenset(v.name for v in m.a.vars)
+
+    def __str__(self) -> str:
+        return f"A = {self.producer}; B = {self.consumer}; {self.link}"
+
+
+@dataclass(frozen=True)
+class Horizontal:
+    """Two bindings with the same SOAC, one of ``kinds``, and no dependence path between them
+    (either way).  The replacement takes B's place and A goes."""
+    kinds: tuple
+
+    def match(self, binds: tuple, a: ir.KBind, b: ir.KBind) -> Match | None:
+        if _path(binds, a, b):
+            return None
+        if type(a.soac) is not type(b.soac) or not isinstance(a.soac, self.kinds):
+            return None
+        return Match(binds, a, b)
+
+    def splice(self, m: Match, new: tuple) -> tuple[tuple, frozenset]:
+        out = [c for c in m.binds if c is not m.a]
+        pos = _at(out, m.b)
+        out[pos:pos + 1] = new
+        return tuple(out), frozenset()
+
+    def __str__(self) -> str:
+        return f"A, B = the same SOAC, one of {'|'.join(k.NAME for k in self.kinds)}; no path A ~ B"
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One rewrite rule: ``pattern`` (a :class:`Vertical` or :class:`Horizontal` pattern over two
+    bindings of the kernel), ``condition(match, ctx)`` the side condition (its docstring says
+    what it requires), ``build(match, ctx)`` the replacement bindings; ``replacement`` shows the
+    replacement in the paper's notation.  ``instance(match)`` names the rule as applied (the
+    name the fusion report lists: ``MAP-SCAN`` for an instance of ``MAP-X``)."""
+    name: str
+    pattern: Vertical | Horizontal
+    condition: Callable[[Match, "_Ctx"], bool]
+    build: Callable[[Match, "_Ctx"], tuple]
+    replacement: str
+    instance: Callable[[Match], str] | None = None
+
+    def instance_name(self, m: Match) -> str:
+        return self.name if self.instance is None else self.instance(m)
+
+    @property
+    def condition_text(self) -> str:
+        return " ".join((self.condition.__doc__ or "").split())
+
+
+# --------------------------------------------------------------------------------------------
+# vertical rules: side conditions and replacements
 # --------------------------------------------------------------------------------------------
 
 def _consumer_ok(a: ir.KBind, b: ir.KBind, fields=("f", "idx")) -> bool:
@@ -151,16 +296,22 @@ def _consumer_ok(a: ir.KBind, b: ir.KBind, fields=("f", "idx")) -> bool:
     return True
 
 
-def _rule_map_x(a: ir.KBind, b: ir.KBind, ctx: _Ctx):
+def _map_x_when(m: Match, ctx: _Ctx) -> bool:
+    """B reads A only as A[i] in its pull/index thunks; equal iteration sizes; A is read
+    elsewhere (or returned) only if its body is small (INLINE_LIMIT)."""
+    a, b = m.a, m.b
     sa, sb = a.soac, b.soac
-    if not isinstance(sa, ir.Map) or isinstance(sb, ir.Once):
-        return None
     if not _consumer_ok(a, b):
-        return None
+        return False
     if ctx.shapes.iteration(sa) != ctx.shapes.iteration(sb):
-        return None
-    if ctx.uses_elsewhere([v.name for v in a.vars], {id(a), id(b)}) and exp_size(sa.f.body) > INLINE_LIMIT:
-        return None
+        return False
+    return not (ctx.uses_elsewhere([v.name for v in a.vars], {id(a), id(b)})
+                and exp_size(sa.f.body) > INLINE_LIMIT)
+
+
+def _map_x(m: Match, ctx: _Ctx) -> tuple:
+    a, b = m.a, m.b
+    sa, sb = a.soac, b.soac
     names = {v.name for v in a.vars}
 
     def fix(t: ir.Thunk) -> ir.Thunk:
@@ -170,7 +321,7 @@ def _rule_map_x(a: ir.KBind, b: ir.KBind, ctx: _Ctx):
         i = t.params[0].name
         body = _pull_with(sa.f, a.vars, t.body, i, ctx)
         return ir.Thunk(t.params, body, t.using + sa.f.using)
-    return [ir.KBind(b.vars, _map_thunks(sb, fix))], f"MAP-{sb.NAME}"
+    return (ir.KBind(b.vars, _map_thunks(sb, fix)),)
 
 
 def _filter_guarded_pull(sa, a_vals, tb: ir.Thunk, ctx: _Ctx, else_value):
@@ -217,30 +368,25 @@ def _subexps(e):
     return out
 
 
-def _rule_filter_reduce(a: ir.KBind, b: ir.KBind, ctx: _Ctx):
+def _filter_x_when(m: Match, ctx: _Ctx) -> bool:
+    """B iterates over A's output (#A); B's pull thunk reads A only as A[i] and reads nothing
+    else at a position depending on i; no segment descriptor vectors in it."""
+    a, b = m.a, m.b
+    if ctx.shapes.iteration(b.soac) != ctx.shapes.filtered(a.vars[0]):
+        return False
+    return _filter_consumer_ok(a.vars, b, b.soac.f)
+
+
+def _filter_reduce(m: Match, ctx: _Ctx) -> tuple:
+    a, b = m.a, m.b
     sa, sb = a.soac, b.soac
-    if not (isinstance(sa, ir.Filter) and isinstance(sb, ir.Reduce)):
-        return None
-    if not {v.name for v in a.vars} & set(u.name for u in sb.f.using):
-        return None
-    if ctx.shapes.iteration(sb) != ctx.shapes.filtered(a.vars[0]):
-        return None
-    if not _filter_consumer_ok(a.vars, b, sb.f):
-        return None
     f2 = _filter_guarded_pull(sa, a.vars, sb.f, ctx, _tuple_or_single(sb.init))
-    return [ir.KBind(b.vars, ir.Reduce(f2, sb.init, sb.op, sa.size))], "FILTER-REDUCE"
+    return (ir.KBind(b.vars, ir.Reduce(f2, sb.init, sb.op, sa.size)),)
 
 
-def _rule_filter_filter(a: ir.KBind, b: ir.KBind, ctx: _Ctx):
+def _filter_filter(m: Match, ctx: _Ctx) -> tuple:
+    a, b = m.a, m.b
     sa, sb = a.soac, b.soac
-    if not (isinstance(sa, ir.Filter) and isinstance(sb, ir.Filter)):
-        return None
-    if not {v.name for v in a.vars} & set(u.name for u in sb.f.using):
-        return None
-    if ctx.shapes.iteration(sb) != ctx.shapes.filtered(a.vars[0]):
-        return None
-    if not _filter_consumer_ok(a.vars, b, sb.f):
-        return None
     btys = ctx.elem_types(b.vars)
     zeros = tuple(zero_of(t) for t in btys)
     tb = freshen(sb.f, ctx.supply)
@@ -257,7 +403,7 @@ def _rule_filter_filter(a: ir.KBind, b: ir.KBind, ctx: _Ctx):
     pred2 = ir.Thunk(ys + (flag,), ir.If(flag.var, ir.Let(vs, rhs, pb.body), ir.Const(False, BOOL)),
                      pb.using)
     dead = ir.Var(ctx.supply.fresh(b.vars[0].name + "_kept"))
-    return [ir.KBind(b.vars + (dead,), ir.Filter(f2, pred2, sa.size))], "FILTER-FILTER"
+    return (ir.KBind(b.vars + (dead,), ir.Filter(f2, pred2, sa.size)),)
 
 
 def _value_parts(body: ir.Exp, k: int, ctx: _Ctx) -> tuple:
@@ -269,32 +415,38 @@ def _value_parts(body: ir.Exp, k: int, ctx: _Ctx) -> tuple:
     return tuple(ir.Proj(body, j) for j in range(k))
 
 
-def _rule_segfilter_segreduce(a: ir.KBind, b: ir.KBind, ctx: _Ctx):
-    sa, sb = a.soac, b.soac
-    if not (isinstance(sa, ir.SegFilter) and isinstance(sb, ir.SegReduce)):
-        return None
+def _segfilter_segreduce_when(m: Match, ctx: _Ctx) -> bool:
+    """B's thunks do not read A's descriptor; B's pull thunk reads A's values only as A[i] and
+    reads nothing else at a position depending on i; no segment descriptor vectors in it."""
+    a, b = m.a, m.b
     vals, sd_out = a.vars[:-1], a.vars[-1]
-    if not (isinstance(sb.sd, ir.Var) and sb.sd.name == sd_out.name):
-        return None
-    if sd_out.name in {u.name for t in sb.thunks() for u in t.using}:
-        return None
-    if not _filter_consumer_ok(vals, b, sb.f):
-        return None
-    f2 = _filter_guarded_pull(sa, vals, sb.f, ctx, _tuple_or_single(sb.init))
-    return [ir.KBind(b.vars, ir.SegReduce(f2, sb.init, sb.op, sa.sd))], "SEG_FILTER-SEG_REDUCE"
+    if sd_out.name in {u.name for t in b.soac.thunks() for u in t.using}:
+        return False
+    return _filter_consumer_ok(vals, b, b.soac.f)
 
 
-def _rule_permute_permute(a: ir.KBind, b: ir.KBind, ctx: _Ctx):
+def _segfilter_segreduce(m: Match, ctx: _Ctx) -> tuple:
+    a, b = m.a, m.b
     sa, sb = a.soac, b.soac
-    if not (isinstance(sa, ir.Permute) and isinstance(sb, ir.Permute)):
-        return None
+    f2 = _filter_guarded_pull(sa, a.vars[:-1], sb.f, ctx, _tuple_or_single(sb.init))
+    return (ir.KBind(b.vars, ir.SegReduce(f2, sb.init, sb.op, sa.sd)),)
+
+
+def _permute_permute_when(m: Match, ctx: _Ctx) -> bool:
+    """B reads A only as A[i] in its value thunk; equal iteration sizes; the same source
+    location (one PERMUTE checks one permutation: A's failure must not be reported at B's)."""
+    a, b = m.a, m.b
+    sa, sb = a.soac, b.soac
     if not _consumer_ok(a, b, fields=("f",)):
-        return None
+        return False
     if ctx.shapes.iteration(sa) != ctx.shapes.iteration(sb):
-        return None
-    if sa.loc != sb.loc:
-        # one PERMUTE checks one permutation: A's failure would be reported at B's place
-        return None
+        return False
+    return sa.loc == sb.loc
+
+
+def _permute_permute(m: Match, ctx: _Ctx) -> tuple:
+    a, b = m.a, m.b
+    sa, sb = a.soac, b.soac
     fb, gb = freshen(sb.f, ctx.supply), freshen(sb.idx, ctx.supply)
     ga = freshen(sa.idx, ctx.supply)
     j = ir.Var(ctx.supply.fresh("j"))
@@ -321,7 +473,7 @@ def _rule_permute_permute(a: ir.KBind, b: ir.KBind, ctx: _Ctx):
     jp = ir.Param(j, fb.params[0].ty)
     f2 = ir.Thunk((jp,), body_f, fb.using + fa.using + ga.using)
     g2 = ir.Thunk((jp,), body_g, gb.using + ga2.using)
-    return [ir.KBind(b.vars, dataclasses.replace(sb, f=f2, idx=g2, size=sa.size))], "PERMUTE-PERMUTE"
+    return (ir.KBind(b.vars, dataclasses.replace(sb, f=f2, idx=g2, size=sa.size)),)
 
 
 def _as_ty(e: ir.Exp, ity) -> ir.Exp:
@@ -333,12 +485,8 @@ def _as_ty(e: ir.Exp, ity) -> ir.Exp:
     return e if ity == INT else ir.PrimOp("to_int", (e,), ity)
 
 
-VERTICAL = (_rule_filter_reduce, _rule_filter_filter, _rule_segfilter_segreduce,
-            _rule_permute_permute, _rule_map_x)
-
-
 # --------------------------------------------------------------------------------------------
-# horizontal rules
+# horizontal rule
 # --------------------------------------------------------------------------------------------
 
 def _merge_pulls(fa: ir.Thunk, fb: ir.Thunk, ctx: _Ctx) -> ir.Thunk:
@@ -368,28 +516,129 @@ def _merge_ops(opa: ir.Thunk, opb: ir.Thunk, ta: tuple, tb: tuple, ctx: _Ctx) ->
     return ir.Thunk((l, r), ir.Tuple(_body_parts(ba) + _body_parts(bb)), ua + ub)
 
 
-def _rule_horizontal(a: ir.KBind, b: ir.KBind, ctx: _Ctx):
-    sa, sb = a.soac, b.soac
-    if type(sa) is not type(sb):
-        return None
-    if not isinstance(sa, (ir.Map, ir.Reduce, ir.Scan, ir.SegReduce, ir.SegScan)):
-        return None
+def _horizontal_when(m: Match, ctx: _Ctx) -> bool:
+    """Equal iteration sizes (segmented: the same descriptor)."""
+    sa, sb = m.a.soac, m.b.soac
     if ctx.shapes.iteration(sa) != ctx.shapes.iteration(sb):
-        return None
-    if sa.SEGMENTED and sa.sd != sb.sd:
-        return None
+        return False
+    return not (sa.SEGMENTED and sa.sd != sb.sd)
+
+
+def _horizontal(m: Match, ctx: _Ctx) -> tuple:
+    a, b = m.a, m.b
+    sa, sb = a.soac, b.soac
     f = _merge_pulls(sa.f, sb.f, ctx)
     vars_ = a.vars + b.vars
     if isinstance(sa, ir.Map):
-        return [ir.KBind(vars_, ir.Map(f, sa.size))], "MAP+MAP"
+        return (ir.KBind(vars_, ir.Map(f, sa.size)),)
     op = _merge_ops(sa.op, sb.op, ctx.elem_types(a.vars), ctx.elem_types(b.vars), ctx)
-    soac = dataclasses.replace(sa, f=f, init=sa.init + sb.init, op=op)
-    return [ir.KBind(vars_, soac)], f"{sa.NAME}+{sb.NAME}"
+    return (ir.KBind(vars_, dataclasses.replace(sa, f=f, init=sa.init + sb.init, op=op)),)
 
 
 # --------------------------------------------------------------------------------------------
-# driver
+# the rule table
 # --------------------------------------------------------------------------------------------
+
+#: The rewrite rules, in the order the engine tries them (each rule over every pair of bindings
+#: before the next rule).  Vertical: producer A, consumer B; horizontal: A and B independent.
+RULES: tuple[Rule, ...] = (
+    Rule("FILTER-REDUCE",
+         Vertical(SoacIs((ir.Filter,)), SoacIs((ir.Reduce,)), ReadsResult(("f",))),
+         _filter_x_when, _filter_reduce,
+         "b = REDUCE { i => let a = e1 in if p(a) then [a/A[i]]e2 else id } id op n"),
+    Rule("FILTER-FILTER",
+         Vertical(SoacIs((ir.Filter,)), SoacIs((ir.Filter,)), ReadsResult(("f",))),
+         _filter_x_when, _filter_filter,
+         "B, B_kept = FILTER { i => let a = e1 in if p1(a) then ([a/A[i]]e2, true) else (0, false) }"
+         " { (y, keep) => keep && p2(y) } n"),
+    Rule("SEG_FILTER-SEG_REDUCE",
+         Vertical(SoacIs((ir.SegFilter,)), SoacIs((ir.SegReduce,)), SegDesOf()),
+         _segfilter_segreduce_when, _segfilter_segreduce,
+         "b = SEG_REDUCE { i => let a = e1 in if p(a) then [a/A[i]]e2 else id } id op sd_A"),
+    Rule("PERMUTE-PERMUTE",
+         Vertical(SoacIs((ir.Permute,)), SoacIs((ir.Permute,)), ReadsResult()),
+         _permute_permute_when, _permute_permute,
+         "B = PERMUTE { j => let i = gA(j) in if 0 <= i < n then [fA(j)/A[i]]fB(i) else 0 }"
+         " { j => let i = gA(j) in if 0 <= i < n then gB(i) else -1 } n"),
+    Rule("MAP-X",
+         Vertical(SoacIs((ir.Map,)), SoacIs(but=(ir.Once,)), ReadsResult()),
+         _map_x_when, _map_x,
+         "B = X { i => let a = e1 in [a/A[i]]e2 using xs ∪ (ys \\ A) } ...  (X: any SOAC but ONCE)",
+         lambda m: f"MAP-{m.b.soac.NAME}"),
+    Rule("X+X",
+         Horizontal((ir.Map, ir.Reduce, ir.Scan, ir.SegReduce, ir.SegScan)),
+         _horizontal_when, _horizontal,
+         "(A, B) = X { i => (e1, e2) } (idA, idB) (opA × opB) n  (X: MAP, REDUCE, SCAN, SEG_REDUCE, "
+         "SEG_SCAN)",
+         lambda m: f"{m.a.soac.NAME}+{m.b.soac.NAME}"),
+)
+
+
+def rule(name: str) -> Rule:
+    """The rule of the table named ``name``."""
+    for r in RULES:
+        if r.name == name:
+            return r
+    raise KeyError(name)
+
+
+def table_text(rules: tuple[Rule, ...] = RULES) -> str:
+    """The rule table, readable (``python -m lambda_cu.fusion.rewrite`` prints it)."""
+    lines = []
+    for r in rules:
+        lines.append(f"{r.name}")
+        lines.append(f"    match  {r.pattern}")
+        lines.append(f"    when   {r.condition_text}")
+        lines.append(f"    then   {r.replacement}")
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------------------------
+# the engine
+# --------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Step:
+    """One rewrite: the kernel's new bindings, the rule applied (its instance name) and the
+    variables of a producer the replacement absorbed."""
+    binds: tuple
+    rule: str
+    absorbed: frozenset
+
+
+def rewrite_step(rules: tuple[Rule, ...], binds: tuple, ctx: _Ctx) -> Step | None:
+    """The first rewrite that applies: the rules in table order, each over the pairs (A, B) of
+    bindings with A before B, in binding order; None if no rule applies."""
+    binds = tuple(binds)
+    for r in rules:
+        for x, a in enumerate(binds):
+            for b in binds[x + 1:]:
+                m = r.pattern.match(binds, a, b)
+                if m is None or not r.condition(m, ctx):
+                    continue
+                new_binds, absorbed = r.pattern.splice(m, r.build(m, ctx))
+                return Step(new_binds, r.instance_name(m), absorbed)
+    return None
+
+
+def candidates(kernel: ir.Kernel, rules: tuple[Rule, ...] = RULES, param_shapes=None, elems=None,
+               segs=None) -> tuple[tuple[str, tuple, tuple, bool], ...]:
+    """What the engine's first step sees in ``kernel`` (after the same clean-up as
+    :func:`fuse_kernel`'s first): for every rule and pair (A, B) its pattern matches, in the
+    engine's order, ``(rule name, A's variable names, B's variable names, side condition
+    holds)``.  Nothing is rewritten (for tests and for explaining why a rule did not apply)."""
+    k = dataclasses.replace(kernel, binds=_clean(_normalise_sizes(kernel.binds), kernel.returns))
+    ctx = _context(k, NameSupply(), (param_shapes, elems, segs))
+    out = []
+    for r in rules:
+        for x, a in enumerate(k.binds):
+            for b in k.binds[x + 1:]:
+                m = r.pattern.match(k.binds, a, b)
+                if m is not None:
+                    out.append((r.name, tuple(v.name for v in a.vars), tuple(v.name for v in b.vars),
+                                bool(r.condition(m, ctx))))
+    return tuple(out)
+
 
 def _normalise_sizes(binds) -> tuple:
     """Replace ``#v`` sizes by the size of v's size-preserving producer (a kernel-level fact)."""
@@ -507,57 +756,31 @@ def _path(binds, a: ir.KBind, b: ir.KBind) -> bool:
 
 def fuse_kernel(kernel: ir.Kernel, param_shapes: Mapping[str, Shape] | None = None,
                 elems: Callable | None = None, segs: Callable | None = None,
-                max_steps: int = 1000) -> tuple[ir.Kernel, tuple[str, ...]]:
-    """Apply the rewrite rules to ``kernel`` until none applies.  Returns the new kernel and
-    the names of the rules applied, in order.  ``param_shapes``, ``elems``, ``segs``: the
-    region's shapes of the kernel's parameters and descriptor counts (see
-    ``shapes.KernelShapes``; without them, parameters are kernel-scope symbols)."""
+                max_steps: int = 1000, rules: tuple[Rule, ...] = RULES
+                ) -> tuple[ir.Kernel, tuple[str, ...]]:
+    """Apply ``rules`` (the table :data:`RULES`) to ``kernel`` until none applies, one
+    :func:`rewrite_step` at a time, cleaning the bindings up before the first and after each
+    (``#v`` sizes, dead bindings, exact ``using`` lists, order: see the module docstring).  Returns the new kernel and the
+    names of the rules applied, in order.  ``param_shapes``, ``elems``, ``segs``: the region's
+    shapes of the kernel's parameters and descriptor counts (see ``shapes.KernelShapes``;
+    without them, parameters are kernel-scope symbols)."""
     taken = {p.name for p in kernel.params} | {v.name for b in kernel.binds for v in b.vars}
     for b in kernel.binds:
         for t in b.soac.thunks():
             taken |= {p.name for p in t.params} | bound_names(t.body)
     supply = NameSupply(taken)
     applied = []
-    absorbed: set[str] = set()
+    absorbed: frozenset = frozenset()
     k = dataclasses.replace(kernel, binds=_clean(_normalise_sizes(kernel.binds), kernel.returns))
     for _ in range(max_steps):
-        ctx = _Ctx(k, supply, (param_shapes, elems, segs))
-        step = _one_step(k, ctx)
+        step = rewrite_step(rules, k.binds, _context(k, supply, (param_shapes, elems, segs)))
         if step is None:
             break
-        new_binds, rule, producer = step
-        applied.append(rule)
-        absorbed |= producer
-        k = dataclasses.replace(k, binds=_clean(_normalise_sizes(new_binds), k.returns,
-                                                frozenset(absorbed)))
+        applied.append(step.rule)
+        absorbed |= step.absorbed
+        k = dataclasses.replace(k, binds=_clean(_normalise_sizes(step.binds), k.returns, absorbed))
     return k, tuple(applied)
 
 
 def _at(seq, x) -> int:
     return next(k for k, c in enumerate(seq) if c is x)
-
-
-def _one_step(k: ir.Kernel, ctx: _Ctx):
-    binds = list(k.binds)
-    for rule in VERTICAL:
-        for x, a in enumerate(binds):
-            for b in binds[x + 1:]:
-                r = rule(a, b, ctx)
-                if r is not None:
-                    repl, name = r
-                    out = binds[:]
-                    pos = _at(binds, b)
-                    out[pos:pos + 1] = repl
-                    return out, name, {v.name for v in a.vars}
-    for x, a in enumerate(binds):
-        for b in binds[x + 1:]:
-            if _path(binds, a, b):
-                continue
-            r = _rule_horizontal(a, b, ctx)
-            if r is not None:
-                repl, name = r
-                out = [c for c in binds if c is not a]
-                pos = _at(out, b)
-                out[pos:pos + 1] = repl
-                return out, name, set()
-    return None
