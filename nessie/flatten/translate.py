@@ -39,6 +39,7 @@ from nessie.types import types as nt
 
 from . import reps as R
 from .builder import Builder, thunk
+from .hoist import hoist_call
 from .values import (L, U, Ctx, is_uniform, materialise, pair, reindex_env, split_pair,
                      uniform_rep)
 
@@ -92,6 +93,7 @@ class Flattener:
         self._safe_memo: dict = {}
         self.safe_funs = self._safe_functions()
         self.globals: dict[str, U] = {}
+        self._hoists = 0                  # names of the variables hoist_call introduces
         self.functions: dict[str, ir.Function] = {}
         self._in_progress: set[str] = set()
         self.externs: dict = {}
@@ -594,7 +596,14 @@ class Flattener:
             ce = uniform_rep(c).e
             return self.host_if(ce, lambda: self.tr(e.then, env, ctx),
                                 lambda: self.tr(e.else_, env, ctx), e.type, ctx)
-        # the condition varies: split the context
+        # the condition varies: a call of one function in both branches is made once, over
+        # the instances of both (hoist.py), instead of once per branch
+        self._hoists += 1
+        cv, rv = f"%cond{self._hoists}", f"%call{self._hoists}"
+        hoisted = hoist_call(e, cv, rv, self.expr_safe)
+        if hoisted is not None:
+            return self.tr(hoisted, {**env, cv: c}, ctx)
+        # split the context
         b = self.b
         flags = materialise(b, c, ctx, self.tm, e.cond.type).e
         kept, rej = b.soac(ir.Partition(thunk([("i", INT)], R.I),

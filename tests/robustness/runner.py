@@ -236,8 +236,9 @@ def run_backends(worker: Worker, path: str, budget: float, unbounded_budget: flo
     * A program the interpreter ran within its budget gets ``RELATIVE_BUDGET`` times the
       interpreter's time on the other backends (at least ``MIN_RELATIVE_BUDGET`` s); running
       out of it is the verdict ``slow`` (a known gap of flattening: a recursion in both
-      branches of a conditional makes a lifted call per branch and level, so collatz over
-      [1:3030] takes minutes on λcu, 0.8 s on the interpreter), a defect only in strict runs.
+      branches of a conditional makes a lifted call per branch and level where the branches
+      can fail or have an effect -- where they cannot, ``nessie/flatten/hoist.py`` makes one
+      call per level), a defect only in strict runs.
     """
     verdicts, answers, argvs = {}, {}, {}
     unbounded = False
