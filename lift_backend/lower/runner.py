@@ -375,10 +375,15 @@ class OpenCLRunner:
         self._read([])
 
     def read_scalar(self, s: DScalar) -> Any:
-        out = np.empty(1, dtype=_dev_dtype(s.dtype))
-        self._read([(out, s.buf)])
-        v = out.view(np.bool_)[0] if s.dtype == np.bool_ else out[0]
-        return v
+        return self.read_scalars([s])[0]
+
+    def read_scalars(self, ss: list) -> list:
+        """The host values of device scalars, read back in one synchronisation."""
+        if not ss:
+            return []
+        outs = [np.empty(1, dtype=_dev_dtype(s.dtype)) for s in ss]
+        self._read([(o, s.buf) for o, s in zip(outs, ss)])
+        return [o.view(np.bool_)[0] if s.dtype == np.bool_ else o[0] for o, s in zip(outs, ss)]
 
     # ------------------------------------------------------------------ launches
     def launch(self, kern: Any, gsize: int, args: list) -> None:
@@ -471,10 +476,11 @@ class OpenCLRunner:
                 self._end_temps()
             for v, x in zip(b.vars, vals):
                 kenv[v.name] = x
-        res = []
-        for r in k.returns:
-            v = kenv[r.name]
-            res.append(self.read_scalar(v) if isinstance(v, DScalar) else v)
+        res = [kenv[r.name] for r in k.returns]
+        # the scalars the kernel returns to the host, read back in one synchronisation
+        dev = [j for j, v in enumerate(res) if isinstance(v, DScalar)]
+        for j, x in zip(dev, self.read_scalars([res[j] for j in dev])):
+            res[j] = x
         return res[0] if len(res) == 1 else tuple(res)
 
     @staticmethod
