@@ -145,9 +145,9 @@ def _plain_array(a: np.ndarray, path: str) -> None:
     if type(a) is np.ndarray or isinstance(a, np.memmap):
         return
     if isinstance(a, np.ma.MaskedArray):
-        raise TypeError(f"{path or 'argument'}: a numpy masked array is not accepted (NESL "
+        raise ArgTypeError(f"{path or 'argument'}: a numpy masked array is not accepted (NESL "
                         f"sequences have no mask): pass a.compressed() or a.filled(value)")
-    raise TypeError(f"{path or 'argument'}: a {type(a).__module__}.{type(a).__name__} is not "
+    raise ArgTypeError(f"{path or 'argument'}: a {type(a).__module__}.{type(a).__name__} is not "
                     f"accepted: pass a plain numpy array (np.asarray(a))")
 
 
@@ -252,11 +252,12 @@ class Segmented:
             if off.size == 0:
                 raise ArgValueError("Segmented: offsets needs at least one entry (n segments "
                                     "have n + 1 offsets)")
-            ln = np.subtract(off[1:], off[:-1], dtype=np.int64)
-            if ln.size and int(ln.min()) < 0:
-                i = int(np.argmin(ln))
+            down = off[1:] < off[:-1]
+            if down.any():
+                i = int(np.argmax(down))
                 raise ArgValueError(f"Segmented: offsets are not monotone (offsets[{i}] = "
                                     f"{int(off[i])} > offsets[{i + 1}] = {int(off[i + 1])})")
+            ln = np.diff(off)                 # in the offsets' dtype (no overflow: monotone)
             if int(off[0]) < 0:
                 raise ArgValueError(f"Segmented: negative offset {int(off[0])}")
             if n is not None and int(off[-1]) > n:
@@ -376,6 +377,8 @@ def _form_len(v: Any) -> Optional[int]:
         return len(v)
     if isinstance(v, _Tup):
         return _form_len(v.cols[0]) if v.cols else None
+    if _is_arrow(v) and hasattr(v, "num_rows"):
+        return int(v.num_rows)
     if isinstance(v, np.ndarray):
         return int(v.shape[0]) if v.ndim else None
     if isinstance(v, tuple):
@@ -410,6 +413,9 @@ def _utf8_to_latin1(data: np.ndarray, offsets: np.ndarray, path: str) -> tuple:
         raise ArgValueError(f"{path}: the string data is not valid UTF-8")
     cont = ~lead
     two = np.flatnonzero(data >= 0xC2)                   # lead bytes of 2-byte sequences
+    if (two.size and int(two[-1]) + 1 >= data.size) or not np.all(cont[two + 1]) \
+            or int(cont.sum()) != two.size:
+        raise ArgValueError(f"{path}: the string data is not valid UTF-8")
     out = data.copy()
     out[two] = (((data[two].astype(np.int64) & 0x1F) << 6)
                 | (data[two + 1].astype(np.int64) & 0x3F)).astype(np.uint8)
@@ -567,6 +573,9 @@ def as_columnar(v: Any, path: str, memo: Optional[dict] = None) -> Any:
         return _Tup([v[n] for n in names], names)
     if _is_sparse(v):
         return _sparse_form(v, path)
+    if _is_arrow(v) and hasattr(v, "column_names") and hasattr(v, "columns"):
+        names = list(v.column_names)          # a Table / RecordBatch: a sequence of tuples
+        return _Tup([_arrow_form(c, f"{path}.{n}") for c, n in zip(v.columns, names)], names)
     if _is_arrow(v):
         return _arrow_form(v, path)
     if _is_awkward(v):
@@ -859,16 +868,16 @@ class PyConv:
     def norm_seq(self, v: Any, elem: Type, path: str = "argument",
                  memo: Optional[dict] = None) -> Any:
         c = as_columnar(v, path, memo)
+        if c is not None and not isinstance(c, (Segmented, _Tup)):
+            v, c = c, None                    # an Arrow/awkward array as numpy, a str, a list
         if c is None:
             c = _tuple_columns(v, TSeq(elem), None)
         if c is None and isinstance(v, np.ndarray) and v.ndim >= 2 and isinstance(elem, TSeq):
             _plain_array(v, path)                  # rows of an n-d array: no per-row work
             c = Segmented(v.reshape((-1,) + v.shape[2:]),
                           lengths=np.full(v.shape[0], v.shape[1], np.int64))
-        if isinstance(c, (Segmented, _Tup)):
-            return _Column(*self.norm_col(c, elem, path, memo))
         if c is not None:
-            v = c                                   # a flat Arrow/awkward array, a str
+            return _Column(*self.norm_col(c, elem, path, memo))
         if isinstance(elem, TBase):
             n = elem.name
             if n == "char":
@@ -942,7 +951,7 @@ class PyConv:
                                     f"has {nv}")
             if a != 0 or b != nv:
                 vcol = self.col_slice(vcol, elem.elem, a, b)
-            return len(c), (np.asarray(c.lengths, np.int64), vcol)
+            return len(c), (c.lengths, vcol)
         if not isinstance(elem, TPair):
             raise Mismatch()
         comps = tuple_components(elem)

@@ -478,3 +478,27 @@ def test_datatype_field_and_char_tuples(m):
     assert d.function("tag", results="arrow")((codes, ints)).to_pylist() == \
         [{"f0": c, "f1": i} for c, i in ref]
     assert ak.to_list(d.function("tag", results="awkward")((codes, ints))) == ref
+
+
+def test_arrow_tables_and_regular_awkward(m):
+    a = points(6)
+    ref = m.shift([tuple(p) for p in a.tolist()])
+    table = pa.table({"x": a[:, 0], "y": a[:, 1]})
+    assert same(m.shift(table), ref)
+    assert same(m.shift(pa.record_batch([pa.array(a[:, 0]), pa.array(a[:, 1])],
+                                        names=["x", "y"])), ref)
+    assert same(m.shift(ak.Array(a)), ref)             # a regular (6, 2) awkward array
+    with pytest.raises(TypeError, match=r"must be \[\(float, float\)\]; got awkward Array of "
+                                        r"type 6 \* var \* float64"):
+        m.shift(ak.from_regular(ak.Array(a)))          # variable-length rows are not tuples
+    d = np.arange(24, dtype=np.int32).reshape(2, 3, 4)
+    assert same(m.deep(ak.Array(d)), m.deep(d.tolist()))
+
+
+def test_masked_columns_refused(e):
+    with pytest.raises(TypeError, match=r"shift: argument 1 \(p\) must be \[\(float, float\)\]: "
+                                        r"p\[0\]: a numpy masked array is not accepted"):
+        e.shift((np.ma.masked_array([1.0, 2.0], mask=[0, 1]), np.ones(2)))
+    with pytest.raises(ValueError, match=r"wlen: argument 1 \(ws\) .*not valid UTF-8"):
+        e.wlen(pa.Array.from_buffers(pa.string(), 1, [None, pa.py_buffer(
+            np.array([0, 2], np.int32)), pa.py_buffer(b"a\xc3")]))
