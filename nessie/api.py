@@ -43,7 +43,7 @@ NESL type                     accepted Python values
 ``[(t1, ..., tk)]``           a list of tuples; columnar: a structured array (k fields, in
                               order), a tuple (or list of k arrays) of k equal-length columns,
                               an ``(n, k)`` array when every ``ti`` is a scalar type, a pyarrow
-                              ``StructArray``, an awkward array of records/tuples
+                              ``StructArray`` or ``Table``, an awkward array of records/tuples
 ``[t]`` (flat)                also a pyarrow ``Array``/``ChunkedArray``, an awkward ``Array``
 ``(t1, t2, ...)``             a Python tuple ``(x1, x2, ...)`` (flat: NESL ``(a, b, c)``)
 datatype ``d(t1, ...)``       ``DataVal("d", (x1, ...))`` or the tuple of its fields
