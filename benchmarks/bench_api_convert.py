@@ -147,7 +147,8 @@ def main() -> int:
         f"{platform.python_version()}, numpy {np.__version__}, scipy {scipy.__version__}. "
         "Times: minimum of the repeats after a warm-up. \"API conversion\" is everything a "
         "call does to its arguments before the first kernel (instance type, normalisation, "
-        "λcu leaves); \"whole call\" includes it and the conversion of the result.",
+        "λcu leaves); \"whole call\" includes it and the conversion of the result. On a "
+        "shared machine the times vary between runs (up to 2x); compare rows of one run.",
         "",
         "| workload | input | what | time | note |",
         "|---|---|---|---|---|",

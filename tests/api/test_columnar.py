@@ -502,3 +502,27 @@ def test_masked_columns_refused(e):
     with pytest.raises(ValueError, match=r"wlen: argument 1 \(ws\) .*not valid UTF-8"):
         e.wlen(pa.Array.from_buffers(pa.string(), 1, [None, pa.py_buffer(
             np.array([0, 2], np.int32)), pa.py_buffer(b"a\xc3")]))
+
+
+def test_compiled_backends_get_flat_vectors_without_copies():
+    """A CSR matrix reaches the λcu program as one segment descriptor and two flat vectors, the
+    latter the matrix's own arrays (read-only views), with no Python element objects."""
+    from lambda_cu.values import SegDes as LSegDes
+    s = load(EX / "sparse_mxv.nesl", backend="lcu", run_toplevel=False)
+    A = sp.random(40, 30, density=0.2, format="csr", random_state=4)
+    A.indices = A.indices.astype(np.int32)
+    v = np.ones(30)
+    f = s.sparse_mxv
+    memo: dict = {}
+    fun, ground = f.instance_type([A, v], memo)
+    norm = f.convert_args([A, v], ground, memo)
+    leaves: list = []
+    for a, t in zip(norm, ground):
+        s._conv.to_leaves(a, t, leaves)
+    sd, cols, vals, vec = leaves
+    assert isinstance(sd, LSegDes) and sd.lengths.tolist() == np.diff(A.indptr).tolist()
+    assert np.shares_memory(cols, A.indices) and np.shares_memory(vals, A.data)
+    assert np.shares_memory(vec, v)
+    assert not cols.flags.writeable and A.indices.flags.writeable
+    assert np.allclose(f(A, v), A @ v)
+    assert A.indices.flags.writeable                   # the caller's arrays are untouched
