@@ -457,6 +457,15 @@ class _Cpu:
             return tt
         if isinstance(e, ir.Block):
             return self.block(e, env, record)
+        if isinstance(e, ir.Speculate):
+            zt = self.exp(e.size, env, record)
+            if not isinstance(zt, IntT):
+                raise _Fail(f"speculate size has type {zt}, not an integer")
+            ft = self.block(e.fast, env, record)
+            st = self.block(e.slow, env, record)
+            if ft != st:
+                raise _Fail(f"speculate blocks disagree: {ft} vs {st}")
+            return ft
         if isinstance(e, ir.Run):
             k = self.kernels.get(e.kernel)
             if k is None:

@@ -87,6 +87,8 @@ def _exp(e: ir.Exp, total) -> ir.Exp:
         return ir.Block(drop_dead_bindings(e.binds, e.result, total), e.result)
     if isinstance(e, ir.If):
         return ir.If(e.cond, _exp(e.then, total), _exp(e.else_, total))
+    if isinstance(e, ir.Speculate):
+        return ir.Speculate(e.size, _exp(e.fast, total), _exp(e.slow, total))
     return e
 
 
@@ -123,6 +125,9 @@ def _rename_runs(e, names: dict):
                         _rename_runs(e.result, names))
     if isinstance(e, ir.If):
         return ir.If(e.cond, _rename_runs(e.then, names), _rename_runs(e.else_, names))
+    if isinstance(e, ir.Speculate):
+        return ir.Speculate(e.size, _rename_runs(e.fast, names),
+                            _rename_runs(e.slow, names))
     return e
 
 

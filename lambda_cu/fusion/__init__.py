@@ -249,6 +249,9 @@ class _Fuser:
         if isinstance(e, ir.If):
             return ir.If(e.cond, self.exp(e.then, f"{where}, then", owner),
                          self.exp(e.else_, f"{where}, else", owner))
+        if isinstance(e, ir.Speculate):
+            return ir.Speculate(e.size, self.exp(e.fast, f"{where}, speculate", owner),
+                                self.exp(e.slow, f"{where}, replay", owner))
         return e
 
     def _remaining(self) -> float:

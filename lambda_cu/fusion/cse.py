@@ -117,6 +117,9 @@ class _Scope:
         if isinstance(e, ir.If):
             # what a branch learns stays in it
             return ir.If(e.cond, self.child().exp(e.then), self.child().exp(e.else_))
+        if isinstance(e, ir.Speculate):
+            # each block on its own: what the fast one computed is gone when it fails
+            return ir.Speculate(e.size, self.child().exp(e.fast), self.child().exp(e.slow))
         return e
 
     def block(self, b: ir.Block) -> ir.Block:

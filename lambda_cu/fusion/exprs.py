@@ -76,6 +76,8 @@ def map_children(e: ir.Exp, f: Callable[[ir.Exp], ir.Exp]) -> ir.Exp:
         return dataclasses.replace(e, cond=f(e.cond))
     if isinstance(e, ir.Block):
         return ir.Block(tuple(ir.Bind(b.params, f(b.rhs)) for b in e.binds), f(e.result))
+    if isinstance(e, ir.Speculate):
+        return ir.Speculate(f(e.size), f(e.fast), f(e.slow))
     raise TypeError(f"not an expression: {e!r}")
 
 

@@ -332,6 +332,9 @@ def program_regions(prog: ir.Program):
         elif isinstance(e, ir.If):
             yield from blocks_in(e.then, f"{where}, then")
             yield from blocks_in(e.else_, f"{where}, else")
+        elif isinstance(e, ir.Speculate):
+            yield from blocks_in(e.fast, f"{where}, speculate")
+            yield from blocks_in(e.slow, f"{where}, replay")
     for f in prog.functions:
         yield from blocks_in(f.body, f"function {f.name}")
     yield ("main", prog.main, None, True)

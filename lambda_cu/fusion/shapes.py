@@ -324,7 +324,8 @@ class RegionShapes:
             return self.len_shape(e.vec)
         if isinstance(e, ir.Var):
             d = self._single_def(e.name)
-            if d and len(d[2].params) == 1 and not isinstance(d[2].rhs, (ir.Run, ir.Call, ir.If, ir.Block)):
+            if d and len(d[2].params) == 1 and not isinstance(d[2].rhs, (ir.Run, ir.Call, ir.If, ir.Block,
+                                                                              ir.Speculate)):
                 return self.int_shape(d[2].rhs)
             return IntOf(e)
         return IntOf(value_exp(e))

@@ -139,11 +139,25 @@ def test_fib_lifted_once_per_level():
     assert _lifted_calls(FIB, "fib") == 1
 
 
-def test_failing_function_not_batched():
-    """A function that can fail keeps one lifted call per call site (its first error must be
-    the left call's, as on the interpreter)."""
+def test_failing_function_batched_speculatively():
+    """A function that can fail (but has no effect) is batched speculatively (issue 11): one
+    lifted call in the ``speculate`` block, and one per call site, in source order, in its
+    ``replay`` block (the first error must be the left call's, as on the interpreter); see
+    tests/differential/test_speculative_batching.py."""
     src = "function h(n) = if n < 2 then 10 / n else h(n - 1) + h(n - 2);\n{h(i) : i in [1:5]};\n"
+    assert _lifted_calls(src, "h") == 3
+    text = str(driver.flatten(driver.compile_source(src, "t.nesl")).program)
+    fast, slow = re.search(r"speculate \(.*?\) \{(.*?)\} else replay \{(.*?)\}", text, re.S).groups()
+    assert len(re.findall(r"= h_L \(", fast)) == 1 and len(re.findall(r"= h_L \(", slow)) == 2
+
+
+def test_effectful_function_not_batched():
+    """A function with an effect (here: output) is neither batched nor speculated: the calls
+    are made one after the other, in order."""
+    src = ('function h(n) = if n < 2 then print_string("x") else h(n - 1) and h(n - 2);\n'
+           '{h(i) : i in [1:5]};\n')
     assert _lifted_calls(src, "h") == 2
+    assert "speculate" not in str(driver.flatten(driver.compile_source(src, "t.nesl")).program)
 
 
 def test_fib_launches_linear():
