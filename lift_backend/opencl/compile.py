@@ -18,6 +18,7 @@ from ..types.infer import TypedProgram, infer_program, substitute_sizes
 from .barriers import eliminate_barriers
 from .codegen import CheckSite, CodeGen, KernelParam, OffsetsCheck
 from .control_flow import LaunchConfig, decide_shapes
+from .kernel_rules import check_kernel_rules
 
 
 @dataclass(frozen=True)
@@ -157,6 +158,7 @@ def _compile(program: Program, sizes: Dict[str, int], launch: LaunchConfig) -> C
                                    c.span or program.span)
     check_lengths(typed, {}, program.span)
     spaces = infer_address_spaces(typed)
+    check_kernel_rules(typed, spaces)
     alloc = allocate(typed, spaces)
     shapes = decide_shapes(typed, launch)
     uses_local = any(m.space == LOCAL for m in alloc.memories)
