@@ -26,7 +26,7 @@ from ..memory.alloc import Allocation, Memory
 from ..types import (ArrayType, ScalarType, TupleType, Type, VectorType, c_type_name, is_value,
                      uses_double)
 from ..types.infer import ArrayRef, TypedProgram
-from ..views import (CondAccess, ConstAccess, MemAccess, MemView, TupleBuild, ValueAccess, ValueView,
+from ..views import (CondAccess, ConstAccess, MemAccess, MemView, TupleBuild, ValueAccess, ValueView, VectorBuild,
                      View, access, consume, layout_view, output_view, view_text)
 from ..views.views import BoundsCheck
 from . import cast as C
@@ -266,6 +266,8 @@ class CodeGen:
         if isinstance(acc, TupleBuild):
             name = self.ctype(acc.type)
             return f"({name}){{{', '.join(self.access_text(p) for p in acc.parts)}}}"
+        if isinstance(acc, VectorBuild):
+            return f"({self.ctype(acc.type)})({', '.join(self.access_text(p) for p in acc.parts)})"
         raise self.error(f"internal: unknown access {acc!r}")  # pragma: no cover
 
     def vector_ref(self, mem: Memory, idx: AExpr, w: int, store_value: Optional[str] = None) -> str:
@@ -287,6 +289,18 @@ class CodeGen:
 
     def write(self, v: View, value: str) -> None:
         acc = consume(v)
+        if isinstance(acc, VectorBuild):
+            # a vector stored through a view that is not contiguous: component by component
+            if not all(isinstance(p, MemAccess) and p.mem.kind not in ("input", "scalar", "variable")
+                       for p in acc.parts):
+                raise self.error("cannot write through this view (the destination is not memory)")
+            tmp = self.bind_name(self.vars.fresh("vec", 0, 0), "vec")
+            self.block.add(C.Decl(self.ctype(acc.type), tmp, value))
+            for k, p in enumerate(acc.parts):
+                target = f"{p.mem.name}[{self.c(self.finalize(p.index))}]{''.join(f'._{f}' for f in p.fields)}"
+                self.block.add(C.Assign(target, f"{tmp}.s{k:x}"))
+                self.accesses.append(f"write {target}\n      view: {view_text(v)}")
+            return
         if isinstance(acc, ValueAccess) and acc.mem is not None:
             acc = MemAccess(acc.mem, A.ZERO, acc.fields)
         if not isinstance(acc, MemAccess):

@@ -247,7 +247,29 @@ class TupleBuild:
     parts: Tuple[object, ...]
 
 
-Access = Union[MemAccess, ValueAccess, CondAccess, ConstAccess, TupleBuild]
+@dataclass(frozen=True)
+class VectorBuild:
+    """A vector read through ``asVector`` from elements that are not provably contiguous with
+    unit stride in one memory (a reversed, strided, transposed or padded view): built from
+    its components, one access each (a vloadN there would read the wrong elements)."""
+    type: VectorType
+    parts: Tuple[object, ...]
+
+
+Access = Union[MemAccess, ValueAccess, CondAccess, ConstAccess, TupleBuild, VectorBuild]
+
+
+def _contiguous(parts) -> bool:
+    """The accesses ``parts`` are ``mem[i], mem[i + 1], ...``: one memory, unit stride."""
+    first = parts[0]
+    if not all(isinstance(p, MemAccess) and p.width == 1 for p in parts):
+        return False
+    for c, p in enumerate(parts):
+        if p.mem is not first.mem or p.fields != first.fields:
+            return False
+        if A.sub(p.index, first.index) != A.Cst(c):
+            return False
+    return True
 
 
 def _elem_type(t: Type, depth: int) -> Type:
@@ -335,6 +357,18 @@ def _consume(v: View, arr: List[AExpr], tup: List[int], extra: AExpr, width: int
                 # a component of a vector (asScalar above): the scalar at vector * w + component
                 arr[0] = A.add(A.mul(arr[0], v.width), extra)
                 extra = A.ZERO
+            elif width == 1 and not tup:
+                # a whole vector: one vloadN/vstoreN only where its elements are provably
+                # contiguous in memory, else built from (or stored to) its components
+                base = arr[0]
+                parts = tuple(_consume(v.parent, [A.add(A.mul(base, v.width), c)] + arr[1:], [], A.ZERO, 1)
+                              for c in range(v.width))
+                if _contiguous(parts):
+                    return MemAccess(parts[0].mem, parts[0].index, parts[0].fields, v.width)
+                et = _elem_type(v.type, len(arr))
+                if not isinstance(et, VectorType):  # pragma: no cover
+                    raise LiftCompileError(f"internal: asVector of {v.type}")
+                return VectorBuild(et, parts)
             else:
                 arr[0] = A.mul(arr[0], v.width)
                 width = v.width if width == 1 else width
