@@ -145,11 +145,16 @@ class _Allocator:
         self.iterate: Dict[int, IterateBuffers] = {}
         self.inline: set = set()
         self.counters: Dict[str, itertools.count] = {}
+        self.taken: frozenset = frozenset()
         self.span: Optional[Span] = typed.program.span
 
     def fresh_name(self, prefix: str) -> str:
+        """``prefix<n>``, unlike every user name of the program (``taken``)."""
         c = self.counters.setdefault(prefix, itertools.count(1))
-        return f"{prefix}{next(c)}"
+        while True:
+            name = f"{prefix}{next(c)}"
+            if name not in self.taken:
+                return name
 
     def error(self, msg: str) -> LiftCompileError:
         return LiftCompileError(msg, self.span)
@@ -323,9 +328,11 @@ class _Allocator:
         return bufs
 
 
-def allocate(typed: TypedProgram, spaces: Mapping[int, AddressSpace]) -> Allocation:
-    """Allocate the memory of ``typed``; pure (returns a new :class:`Allocation`)."""
+def allocate(typed: TypedProgram, spaces: Mapping[int, AddressSpace], taken=frozenset()) -> Allocation:
+    """Allocate the memory of ``typed``; pure (returns a new :class:`Allocation`).  The
+    buffers' names avoid ``taken`` (the user names of the program that reach the C)."""
     al = _Allocator(typed, spaces)
+    al.taken = frozenset(taken)
     params: Dict[str, Memory] = {}
     for p in typed.program.params:
         t = p.type
@@ -339,7 +346,12 @@ def allocate(typed: TypedProgram, spaces: Mapping[int, AddressSpace]) -> Allocat
     if is_value(rt):
         raise LiftCompileError(f"program {typed.program.name}: the result must be an array, got {rt}",
                                typed.program.span)
-    out = Memory("out", GLOBAL, base_scalar(rt), size_in_elements(rt), "output")
+    out_name = "out"
+    k = 0
+    while out_name in al.taken:
+        k += 1
+        out_name = f"out_{k}"
+    out = Memory(out_name, GLOBAL, base_scalar(rt), size_in_elements(rt), "output")
     al.memories.append(out)
     if any(v for v in A.free_vars(out.size) if not v.opaque):
         raise LiftCompileError("the output size depends on loop variables", typed.program.span)

@@ -30,6 +30,7 @@ from ..views import (CondAccess, ConstAccess, MemAccess, MemView, TupleBuild, Va
                      View, access, consume, layout_view, output_view, view_text)
 from ..views.views import BoundsCheck
 from . import cast as C
+from .names import unique, user_names
 
 SEQ_KINDS = ("map", "mapSeq", "reduce", "reduceSeq")
 THREAD_FUNS = {"mapLcl": ("get_local_id", "get_local_size"),
@@ -122,6 +123,9 @@ class CodeGen:
         self.checks: List[CheckSite] = []
         self.offset_checks: List["OffsetsCheck"] = []
         self.err_name = ERROR_BUFFER
+        #: the user names that reach the C: the generator's own names avoid them
+        self.c_taken: Set[str] = user_names(typed.program)
+        self.vector_names: Dict[tuple, str] = {}
         self.check_name = CHECK_FUNCTION
 
     # ------------------------------------------------------------------ helpers
@@ -331,6 +335,11 @@ class CodeGen:
         if not isinstance(t, TupleType) or any(isinstance(e, TupleType) for e in t.elems):
             return False
         name = uf.param_names[k]
+        # the components become parameters name_0, name_1, ...: not where those names are taken
+        for j in range(len(t.elems)):
+            flat = f"{name}_{j}"
+            if flat in uf.param_names or re.search(rf"\b{re.escape(flat)}\b", uf.body):
+                return False
         for m in re.finditer(rf"\b{re.escape(name)}\b", uf.body):
             rest = uf.body[m.end():]
             mm = re.match(r"\s*\.\s*_(\d+)\b", rest)
@@ -355,14 +364,17 @@ class CodeGen:
     def id_function(self, t: Type) -> str:
         ct = self.ctype(t)
         if ct not in self.id_names:
-            name = "id" if not self.id_names else f"id_{ct}"
+            name = unique("id" if not self.id_names else f"id_{ct}", self.c_taken | set(self.functions))
             self.id_names[ct] = name
             self.functions[name] = C.Function(ct, name, [f"{ct} x"], "return x;")
         return self.id_names[ct]
 
     def vector_function(self, uf: UserFun, width: int) -> str:
-        name = f"{uf.name}_{uf.ret_type}{width}"
-        if name not in self.functions:
+        key = (uf.name, width)
+        name = self.vector_names.get(key)
+        if name is None:
+            name = self.vector_names[key] = unique(f"{uf.name}_{uf.ret_type}{width}",
+                                                   self.c_taken | set(self.functions))
             params = [f"{self.ctype(VectorType(t, width))} {n}" for n, t in zip(uf.param_names, uf.param_types)]
             self.functions[name] = C.Function(self.ctype(VectorType(uf.ret_type, width)), name, params, uf.body)
         return name
@@ -619,7 +631,7 @@ class CodeGen:
             self.apply(f.f, c, [in_view], env, out_view)
             if size_var is not None:
                 blk.add(C.Assign(size_name, self.c(info.step)))
-            tmp = "swap"
+            tmp = self.bind_name(self.vars.fresh("swap", 0, 0), "swap")
             blk.add(C.Decl(pt, tmp, bufs.src.name))
             blk.add(C.Assign(bufs.src.name, bufs.dst.name))
             blk.add(C.Assign(bufs.dst.name, tmp))
@@ -631,7 +643,7 @@ class CodeGen:
         top = C.Block(braces=False)
         env = {}
         reserved = {p.name for p in prog.params} | {v.name for v in self.typed.size_vars} | \
-                   {m.name for m in self.alloc.memories} | {"swap"}
+                   {m.name for m in self.alloc.memories} | self.c_taken
         taken = reserved | {u.name for u in _userfuns(prog.body)}
         while self.err_name in taken:
             self.err_name = "_" + self.err_name

@@ -19,6 +19,7 @@ from .barriers import eliminate_barriers
 from .codegen import CheckSite, CodeGen, KernelParam, OffsetsCheck
 from .control_flow import LaunchConfig, decide_shapes
 from .kernel_rules import check_kernel_rules
+from .names import check_user_names, user_names
 
 
 @dataclass(frozen=True)
@@ -159,7 +160,8 @@ def _compile(program: Program, sizes: Dict[str, int], launch: LaunchConfig) -> C
     check_lengths(typed, {}, program.span)
     spaces = infer_address_spaces(typed)
     check_kernel_rules(typed, spaces)
-    alloc = allocate(typed, spaces)
+    check_user_names(prog)
+    alloc = allocate(typed, spaces, user_names(prog))
     shapes = decide_shapes(typed, launch)
     uses_local = any(m.space == LOCAL for m in alloc.memories)
     barriers = eliminate_barriers(typed, spaces, shapes, uses_local)

@@ -1,0 +1,85 @@
+"""Names of the generated C (issue 11, lift_backend/opencl/names.py): the generator's names
+(out, tmp1, acc1, src1/dst1, swap, vector variants, id functions) avoid the user's, and user
+names that OpenCL C gives a meaning (keywords, built-in functions, reserved prefixes) are
+located errors, never a wrong result or a failed build."""
+import numpy as np
+import pytest
+
+from lift_backend import LiftCompileError, compile_program, parse
+
+ADD = "userfun add(a: float, b: float): float { return a + b; }\n"
+DBL = "userfun dbl(a: float): float { return a + a; }\n"
+X = np.arange(16, dtype=np.float32)
+
+
+def run(runtime, text, args, **kw):
+    k = compile_program(parse(text).program("p"))
+    return runtime.run(k, args, global_size=kw.pop("global_size", 4), **kw)
+
+
+@pytest.mark.opencl
+def test_parameter_named_like_the_accumulator(runtime):
+    # L_acc1: the accumulator acc1 shadowed the parameter acc1 (silently wrong sums)
+    text = ADD + "program p(x: [float]N, acc1: float) = join o mapGlb(0)(toGlobal(mapSeq(id)) o " \
+                 "reduceSeq(add, acc1)) o split(4) $ x"
+    out = run(runtime, text, {"x": X, "acc1": np.float32(100)})
+    np.testing.assert_array_equal(out, X.reshape(4, 4).sum(1) + 100)
+
+
+@pytest.mark.opencl
+@pytest.mark.parametrize("name", ["out", "tmp1", "out_1"])
+def test_parameters_named_like_buffers(runtime, name):
+    text = DBL + f"program p({name}: [float]N) = mapGlb(0)(dbl) o mapGlb(0)(dbl) $ {name}"
+    np.testing.assert_array_equal(run(runtime, text, {name: X}), 4 * X)
+
+
+@pytest.mark.opencl
+def test_parameters_named_like_loop_and_iterate_names(runtime):
+    text = ADD + ("program p(x: [float]N, swap: float, size: float, src1: float, wg_id: float, l_id: float) =\n"
+                  "  join o mapWrg(0)(toGlobal(mapLcl(0)(\\v -> add(v, add(swap, add(size, add(src1, add(wg_id, l_id)))))))"
+                  " o iterate(2)(toLocal(mapLcl(0)(id)) o gather(reverse)) o toLocal(mapLcl(0)(id))) o split(8) $ x")
+    one = np.float32(1)
+    out = run(runtime, text, {"x": X, "swap": one, "size": one, "src1": one, "wg_id": one, "l_id": one},
+              global_size=16, local_size=8)
+    np.testing.assert_array_equal(out, X + 5)
+
+
+@pytest.mark.opencl
+def test_user_function_named_like_a_vector_variant(runtime):
+    # add's vector variant would be add_float4, the name of a user function
+    text = ("userfun add_float4(a: float, b: float): float { return a - b; }\n" + ADD +
+            "program p(x: [float]N) = asScalar o mapGlb(0)(\\v -> mapVec(add_float4)(v, mapVec(add)(v, v))) "
+            "o asVector(4) $ x")
+    np.testing.assert_array_equal(run(runtime, text, {"x": X}), -X)
+
+
+@pytest.mark.opencl
+def test_tuple_component_names_do_not_capture_parameters(runtime):
+    # M_tuplename: xy._0 became the parameter xy_0, already a parameter
+    text = ("userfun f(xy: (float, float), xy_0: float): float { return xy._0 + xy_0 + xy._1; }\n"
+            "program p(x: [float]N, y: [float]N) = mapGlb(0)(\\t -> f(t, t._0)) $ zip(x, y)")
+    y = np.ones(16, np.float32)
+    np.testing.assert_array_equal(run(runtime, text, {"x": X, "y": y}), 2 * X + 1)
+
+
+@pytest.mark.parametrize("text, where, msg", [
+    ("userfun fabs(a: float): float { return a; }\nprogram p(x: [float]N) = mapGlb(0)(fabs) $ x", "1:1",
+     "user function fabs: the name of an OpenCL C built-in function; rename it"),
+    ("userfun get_global_id(a: float): float { return a; }\nprogram p(x: [float]N) = mapGlb(0)(get_global_id) $ x",
+     "1:1", "user function get_global_id: reserved: names beginning with get_"),
+    ("userfun Tuple_float_float(a: float): float { return a; }\n"
+     "program p(x: [float]N) = mapGlb(0)(Tuple_float_float) $ x", "1:1",
+     "user function Tuple_float_float: reserved: names beginning with Tuple_"),
+    ("userfun f(float4: float): float { return float4; }\nprogram p(x: [float]N) = mapGlb(0)(f) $ x", "1:1",
+     "user function f: parameter float4: an OpenCL C keyword or type name"),
+    ("program p(x: [float]N, get_local_id: float) = mapGlb(0)(id) $ x", "1:1",
+     "parameter get_local_id: reserved: names beginning with get_"),
+    (DBL + "program dbl(x: [float]N) = mapGlb(0)(dbl) $ x", "2:1",
+     "program dbl has the name of a user function it calls"),
+])
+def test_reserved_names_are_located_errors(text, where, msg):
+    prog = list(parse(text, "t.lift").programs.values())[-1]
+    with pytest.raises(LiftCompileError) as ei:
+        compile_program(prog)
+    e = ei.value
+    assert f"{e.span.line}:{e.span.col}" == where and e.message.startswith(msg)
