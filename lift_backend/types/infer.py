@@ -342,8 +342,33 @@ class _Inferer:
         real_step = A.subst(step, {probe: size})
         self.iterate_info[id(f)] = IterateInfo(size, real_step, tuple(lengths))
         if k > 0:
+            before = len(self.constraints)
             self.fun(f.f, [ArrayType(at.elem, size)], call, env)
+            self.iteration_constraints(size, body_lengths, before)
+            for i, length in enumerate(lengths[1:], 1):
+                self.at_least("iterate", length, A.ONE,
+                              f"iteration {i} of {k} makes the array empty: the lengths must stay at least 1")
         return ArrayType(at.elem, lengths[-1])
+
+    def iteration_constraints(self, size: A.Var, body_lengths, before: int) -> None:
+        """The constraints the body of an iterate put on its length variable ``size`` (``split``
+        divisibility, bounds), checked for the length of each iteration: now when it is a
+        constant, else with the sizes at launch."""
+        new = self.constraints[before:]
+        del self.constraints[before:]
+        for c in new:
+            if size not in A.free_vars(c.expr):
+                self.constraints.append(c)
+                continue
+            for i, length in enumerate(body_lengths, 1):
+                e = A.subst(c.expr, {size: length})
+                msg = c.message.replace(f"the length {A.to_text(size)} ", f"the length {A.to_text(length)} ")
+                msg += f" (in iteration {i} of iterate)"
+                if isinstance(e, A.Cst):
+                    if c.violated(e.value):
+                        raise LiftTypeError(msg.replace("must be divisible", "is not divisible"), c.span or self.span)
+                    continue
+                self.constraints.append(Constraint(e, msg, c.span, c.kind))
 
     def mapvec(self, f: P.MapVec, argts: List[Type]) -> Type:
         width = None
@@ -579,13 +604,43 @@ def _extremes(vals: List[AExpr]):
 
 
 def program_size_vars(program: Program) -> Tuple[Var, ...]:
+    """The size variables of ``program``: those of its parameter types, then those used only
+    in its body (``split(K)``), each by name."""
     seen = {}
     for p in program.params:
         if p.type is None:
             continue
         for v in sorted(type_free_vars(p.type), key=lambda v: v.name):
             seen.setdefault(v.name, v)
+    for v in sorted(_body_size_vars(program.body), key=lambda v: v.name):
+        seen.setdefault(v.name, v)
     return tuple(seen.values())
+
+
+def _body_size_vars(body) -> set:
+    """The size variables (uid 0) of the arithmetic in the patterns of ``body``."""
+    import dataclasses
+    from ..ir.expr import walk
+    out = set()
+
+    def scan(x, depth=0):
+        if isinstance(x, A.Expr):
+            out.update(v for v in A.free_vars(x) if v.uid == 0 and v.opaque)
+        elif isinstance(x, tuple):
+            for y in x:
+                scan(y, depth)
+        elif isinstance(x, P.IndexFun) and dataclasses.is_dataclass(x) and depth < 8:
+            for fld in dataclasses.fields(x):
+                scan(getattr(x, fld.name), depth + 1)
+
+    for node in walk(body):
+        if isinstance(node, (UserFun, Param, Literal)) or not dataclasses.is_dataclass(node):
+            continue
+        for fld in dataclasses.fields(node):
+            v = getattr(node, fld.name)
+            if not isinstance(v, (Expr, FunDecl)):
+                scan(v)
+    return out
 
 
 def infer_program(program: Program) -> TypedProgram:
