@@ -525,11 +525,22 @@ class Parser:
             neg = "-"
         t = self.lx.next()
         if t.kind == "INT":
+            value = int(neg + t.text)
+            if not -2 ** 31 <= value <= 2 ** 31 - 1:
+                raise self.error(f"literal out of range: {neg}{t.text} does not fit the type int "
+                                 f"({-2 ** 31} .. {2 ** 31 - 1})", t)
             return Literal(neg + t.text, ScalarType("int"))
         if t.kind == "FLOAT":
-            if t.text[-1] in "fF":
-                return Literal(neg + t.text, ScalarType("float"))
-            return Literal(neg + t.text, ScalarType("double"))
+            single = t.text[-1] in "fF"
+            try:
+                value = float(t.text.rstrip("fF"))
+            except ValueError:
+                value = 0.0
+            limit = 3.4028234663852886e38 if single else 1.7976931348623157e308
+            if value > limit or value == float("inf"):
+                raise self.error(f"literal out of range: {neg}{t.text} does not fit the type "
+                                 f"{'float' if single else 'double'} (it would be infinite)", t)
+            return Literal(neg + t.text, ScalarType("float" if single else "double"))
         raise self.error(f"expected a number, found {t.text!r}", t)
 
     def static_args(self, parse_one, n: int):
