@@ -1420,8 +1420,10 @@ def leaves_to_value(tm, ty, leaves: list, dts) -> Any:
     type ``ty`` to the reference interpreter's value representation."""
     def scalar(x, t):
         name = tm.unfold(t).name
-        if name == "int" or name == "segdes":
+        if name == "int":
             return int(x)
+        if name == "segdes":            # a segment descriptor is its length on the device
+            return SegDes(int(x))
         if name == "float":
             return float(x)
         if name == "bool":

@@ -1238,6 +1238,21 @@ _EXPANDED = {"->", "read", "get", "reverse", "take", "drop", "subseq", "rotate",
 
 
 # ------------------------------------------------------------------------------ dispatch
+def _select_any(fl, e: T.Call, argv, env: dict, ctx: Optional[Ctx]):
+    """``identity(x)`` and ``select(flag, a, b)`` at a type that is not a scalar (a sequence, a
+    tuple: ``select : (bool, a, a) -> a :: (a in any)``).  The arguments are evaluated already;
+    ``select`` is then the conditional over them (per instance where the flag varies)."""
+    if e.name == "identity":
+        return argv
+    flag, a, b = _components(argv, 3)
+    names = ("%select_flag", "%select_a", "%select_b")
+    atype = e.arg.type
+    ftype = atype.fst
+    node = T.If(T.Var(names[0], ftype, e.span), T.Var(names[1], e.type, e.span),
+                T.Var(names[2], e.type, e.span), e.type, e.span)
+    return fl.tr(node, {**env, names[0]: flag, names[1]: a, names[2]: b}, ctx)
+
+
 def apply(fl, e: T.Call, argv, env: dict, ctx: Optional[Ctx]):
     if ctx is not None and e.name not in _PER_INSTANCE and is_uniform(argv):
         # the same argument for every instance: applied once, on the host (a uniform result;
@@ -1253,6 +1268,8 @@ def apply(fl, e: T.Call, argv, env: dict, ctx: Optional[Ctx]):
 
 def _apply(fl, e: T.Call, argv, env: dict, ctx: Optional[Ctx]):
     name = e.name
+    if name in ("select", "identity") and not fl.tm.is_base(e.type):
+        return _select_any(fl, e, argv, env, ctx)
     if name in _SCALAR_NAMES:
         return scalar_apply(fl, e, _components(argv, _arity(e.fun_type, e.name)), ctx)
     if name == "first":

@@ -60,6 +60,8 @@ PER_INSTANCE = frozenset({"print_string", "print_line", "print_char", "write_str
 
 #: the builtins that draw random numbers (or reseed the generator)
 RANDOM_BUILTINS = frozenset({"rand", "rand_seed"})
+#: the builtins whose output shows the order of evaluation (PER_INSTANCE less ``error``)
+OUTPUT_BUILTINS = PER_INSTANCE - {"error"}
 
 VCode = Callable[[dict, int], Any]
 
@@ -157,10 +159,16 @@ def shapes_by_pattern(p, s, out: list) -> None:
 
 # ------------------------------------------------------------------------------ what draws
 def draws_directly(node) -> bool:
-    """A call of ``rand``/``rand_seed`` — or of a function parameter (with functions as values,
-    ``keep_function_args``), which may be one."""
+    """A call of ``rand``/``rand_seed`` or of an output builtin (``OUTPUT_BUILTINS``) — or of a
+    function parameter (with functions as values, ``keep_function_args``), which may be one.
+
+    Output is ordered like the draws: ``{print_string(@x) and print_string("-") : x in [1, 2]}``
+    prints ``12--`` (each call for every element before the next call), a varying conditional
+    prints its ``then`` branch's output first, and a recursive function prints level by level,
+    as the flattening backends (and the original, a flattening implementation) do."""
     return isinstance(node, T.Call) and (
-        (node.kind == T.BUILTIN and node.name in RANDOM_BUILTINS) or node.kind == T.PARAM)
+        (node.kind == T.BUILTIN and node.name in RANDOM_BUILTINS | OUTPUT_BUILTINS)
+        or node.kind == T.PARAM)
 
 
 class DrawAnalysis:
@@ -501,4 +509,4 @@ class VectorCompiler:
         raise TypeError(f"not a pattern: {p!r}")
 
 
-__all__ = ["VectorCompiler", "DrawAnalysis", "PER_INSTANCE", "RANDOM_BUILTINS"]
+__all__ = ["VectorCompiler", "DrawAnalysis", "PER_INSTANCE", "RANDOM_BUILTINS", "OUTPUT_BUILTINS"]

@@ -127,6 +127,28 @@ KNOWN = [
     fixed("zip-length-message", "zip([1, 2], [1]);\n",
         "message differs: interp 'Length mismatch in an apply-to-each.', λcu 'Length mismatch "
         "in zip.'"),
+    # ---------------------------------------------------------------- found by the session-17 hunt
+    fixed("print-order-in-apply-to-each",
+          '{print_string(@x) and print_string("-") : x in [1, 2]};\n'
+          '{if x > 1 then print_string("b") else print_string("s") : x in [1, 2]};\n'
+          'function pr(n) = if n == 0 then t else let ok = print_string(@n) in pr(n - 1);\n'
+          '{pr(n) : n in [2, 3]};\n',
+          "output inside an apply-to-each: the interpreter printed element by element (1-2-, sb, "
+          "21321), the flattening backends in the flattened order (12--, bs, 23121); output is "
+          "now ordered as the draws of rand are, on every backend"),
+    fixed("select-and-identity-at-any-type",
+          "select(t, [1], [2, 3]);\nselect(f, (1, 2.0), (3, 4.0));\n"
+          "{select(b, [x], [y, y]) : b in [t, f]; x in [1, 2]; y in [3, 4]};\n"
+          "identity([1]);\nidentity((1, 2));\n{identity(s) : s in [\"a\", \"b\"]};\n"
+          "{select(b, (x, [x]), (y, [y, x])) : b in [t, f, t]; x in [1, 2, 3]; y in [4, 5, 6]};\n",
+          "flatten: select and identity of a sequence or a tuple crashed (TypeError: not a base "
+          "type); select : (bool, a, a) -> a :: (a in any)"),
+    fixed("segdes-printed",
+          "make_segdes(3);\nsegs = {make_segdes(#row) : row in [[1, 2], [3]]};\n"
+          "(make_segdes(0), 5);\n",
+          "a segdes result crashed the flattening backends' printer (TypeError: expected a "
+          "segdes, got 3); the interpreter prints segdes(3)"),
+
 ]
 
 
