@@ -498,7 +498,36 @@ def _as_value(value, t: Type, name: str):
     return _convert(arr, numpy_dtype(t), name, t)
 
 
+def _check_shape(value, t: Type, env, name: str) -> None:
+    """A multi-dimensional argument has the shape of its parameter's type: one dimension per
+    array level, each of the length the type gives (then, for vector elements, the width);
+    a one-dimensional argument is read flat (row-major, its number of elements is checked)."""
+    shape = np.shape(value)
+    if len(shape) <= 1:
+        return
+    dims = []
+    tt = t
+    while isinstance(tt, ArrayType):
+        if tt.index_var is not None:
+            return                       # position-dependent rows: only the flat form
+        try:
+            dims.append(int(A.evaluate(tt.length, env)))
+        except (KeyError, ZeroDivisionError):
+            return
+        tt = tt.elem
+    expected = [tuple(dims)]
+    if isinstance(tt, VectorType):
+        expected = [tuple(dims) + (tt.width,)]
+    if tuple(shape) not in expected:
+        want = expected[0]
+        sizes = ", ".join(f"{k}={v}" for k, v in sorted(env.items()))
+        raise LiftArgumentError(name, f"the shape {tuple(shape)} does not fit the type {t}: expected the shape "
+                                      f"{want}" + (f" (with {sizes})" if sizes else "")
+                                      + (" or a flat array of its elements" if len(want) > 1 else ""))
+
+
 def _to_array(value, t: Type, env, name: str) -> np.ndarray:
+    _check_shape(value, t, env, name)
     arr = np.ascontiguousarray(np.asarray(value, dtype=numpy_dtype(t))).reshape(-1)
     expected = _eval_size(size_in_elements(t), env, f"the argument {name}")
     if arr.size != expected:
