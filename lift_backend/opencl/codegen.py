@@ -352,6 +352,11 @@ class CodeGen:
             return
         params = []
         body = uf.body
+        for n, t in list(zip(uf.param_names, uf.param_types)) + [("the result", uf.ret_type)]:
+            if not is_value(t):
+                raise LiftCompileError(f"user function {uf.name}: {'parameter ' if n != 'the result' else ''}{n} "
+                                       f"has the array type {t}: user functions take and return scalars, "
+                                       f"vectors and tuples of them", uf.span or self.span)
         for k, (n, t) in enumerate(zip(uf.param_names, uf.param_types)):
             if self.flatten_param(uf, k):
                 for j, et in enumerate(t.elems):

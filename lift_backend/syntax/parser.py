@@ -27,7 +27,7 @@ from ..errors import LiftSyntaxError, Span
 from ..limits import MAX_EXPR_DEPTH, MAX_TYPE_DEPTH, expression_too_deep, type_too_deep
 from ..ir import patterns as P
 from ..ir.expr import Expr, FunCall, FunDecl, Lambda, Literal, Param, Program, UserFun, compose, extend
-from ..types import ArrayType, ScalarType, TupleType, Type, VectorType, type_free_vars
+from ..types import ArrayType, ScalarType, TupleType, Type, VectorType, is_value, type_free_vars
 from ..types.infer import len_var
 from ..types.types import SCALAR_NAMES
 from .lexer import Lexer, Token
@@ -168,13 +168,22 @@ class Parser:
                 pn = self.param_name(pnames)
                 self.expect(":")
                 pnames.append(pn.text)
+                ty = self.lx.peek()
                 ptypes.append(self.parse_type({}))
+                if not is_value(ptypes[-1]):
+                    raise self.error(f"user function {name.text}: parameter {pn.text} has the array type "
+                                     f"{ptypes[-1]}: user functions take scalars, vectors and tuples of them "
+                                     f"(apply them to the elements with a map or a reduce)", ty)
                 if not self.at(","):
                     break
                 self.expect(",")
         self.expect(")")
         self.expect(":")
+        rt = self.lx.peek()
         ret = self.parse_type({})
+        if not is_value(ret):
+            raise self.error(f"user function {name.text}: the result type {ret} is an array: user functions "
+                             f"return scalars, vectors and tuples of them", rt)
         brace = self.expect("{")
         body = self.lx.raw_braced(brace)
         return UserFun(name.text, tuple(pnames), tuple(ptypes), ret, body.strip(), span=start.span(self.file))
