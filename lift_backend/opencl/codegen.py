@@ -74,6 +74,8 @@ class GeneratedKernel:
     accesses: Tuple[str, ...]
     checks: Tuple[CheckSite, ...] = ()
     offset_checks: Tuple[OffsetsCheck, ...] = ()
+    #: the local buffers declared in the kernel with a size known at compile time
+    local_static: Tuple[KernelParam, ...] = ()
 
 
 #: the error buffer of the bounds checks: ``err[0]`` is the first failing site (``INT_MAX``
@@ -670,6 +672,7 @@ class CodeGen:
         # declarations and parameters
         decls: List[C.Stmt] = []
         params: List[KernelParam] = []
+        local_static: List[KernelParam] = []
         cparams: List[str] = []
         for p in prog.params:
             m = self.alloc.params[p.name]
@@ -691,6 +694,7 @@ class CodeGen:
                 params.append(KernelParam(m.name, "local", m.elem, m.size))
             elif m.kind == "temp" and m.space == LOCAL:
                 decls.append(C.Decl(self.ctype(m.elem), m.name, array=self.c(m.size), qualifier="local"))
+                local_static.append(KernelParam(m.name, "local", m.elem, m.size))
             elif m.kind == "temp" and m.space == PRIVATE:
                 decls.append(C.Decl(self.ctype(m.elem), m.name, array=self.c(m.size)))
         for v in self.typed.size_vars:
@@ -705,7 +709,7 @@ class CodeGen:
                       C.Kernel(prog.name, cparams, body))
         src = C.print_unit(unit)
         return GeneratedKernel(unit, src, tuple(params), C.count_barriers(body), tuple(self.accesses),
-                               tuple(self.checks), tuple(self.offset_checks))
+                               tuple(self.checks), tuple(self.offset_checks), tuple(local_static))
 
 
 def _unchecked(e: AExpr) -> AExpr:

@@ -43,6 +43,7 @@ class CompiledKernel:
     uses_double: bool
     checks: Tuple[CheckSite, ...] = ()            # the run-time bounds checks (error buffer sites)
     offset_checks: Tuple[OffsetsCheck, ...] = ()  # splitOffsets inputs the host checks
+    local_static: Tuple[KernelParam, ...] = ()    # local buffers declared in the kernel
 
     @property
     def size_names(self) -> Tuple[str, ...]:
@@ -170,7 +171,7 @@ def _compile(program: Program, sizes: Dict[str, int], launch: LaunchConfig) -> C
         name=prog.name, source=gen.source, program=prog, typed=typed, params=gen.params,
         result_type=typed.result_type, barriers=gen.barriers, launch=launch, sizes=sizes,
         accesses=gen.accesses, uses_double="cl_khr_fp64" in gen.source, checks=gen.checks,
-        offset_checks=gen.offset_checks)
+        offset_checks=gen.offset_checks, local_static=gen.local_static)
 
 
 def check_sizes(kernel: CompiledKernel, sizes: Mapping[str, int]) -> None:

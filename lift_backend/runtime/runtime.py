@@ -136,6 +136,14 @@ class Runtime:
                 if kp.kind == "output":
                     out_bytes = nb
         where = f"the device {dev.name}"
+        local = [(kp.name, _eval_size(kp.size, env, kp.name) * numpy_dtype(kp.elem).itemsize)
+                 for kp in tuple(kernel.params) + tuple(kernel.local_static) if kp.kind == "local"]
+        local_total = sum(nb for _, nb in local)
+        if local and local_total > dev.local_mem_size:
+            names = ", ".join(f"{n} ({nb} bytes)" for n, nb in local)
+            raise LiftRuntimeError(f"out of memory: the local buffers of a work-group need {local_total} bytes "
+                                   f"({names}), more than the local memory of {where} ({dev.local_mem_size} "
+                                   f"bytes): use smaller work-group chunks")
         for name, nb in buffers:
             if nb > dev.max_mem_alloc_size:
                 raise LiftRuntimeError(f"out of memory: the buffer {name} needs {nb} bytes, more than the "
