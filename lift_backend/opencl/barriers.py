@@ -10,7 +10,9 @@ is not needed:
 * it writes private memory (nothing is shared);
 * it is the last step of a ``mapWrg`` iteration and the ``mapWrg`` runs at most once per
   work-group (no later iteration can overwrite local memory still being read), or no
-  local memory is used at all;
+  local memory is used at all; otherwise its barrier guards the local memory the next
+  iteration reuses, so its fence is ``CLK_LOCAL_MEM_FENCE`` whatever the map writes (the
+  data leaving the group is not read by it);
 * of several ``mapLcl`` in the arguments of one ``zip`` only the last one keeps its barrier
   (the arguments are independent of each other);
 * it produces the result of an enclosing ``mapLcl`` that is itself followed by a barrier.
@@ -133,7 +135,9 @@ class _Barriers:
         if isinstance(consumer, tuple) and consumer[0] == "wrg_end":
             if self.shapes.get(consumer[1]) in ("once", "if", "none") or not self.uses_local:
                 return None
-            return fence
+            # this barrier guards the reuse of the group's local memory by the next iteration
+            # (the data leaving the group is not read by it): a local-memory fence
+            return LOCAL_FENCE
         return fence
 
     def zip_rule(self, z: FunCall):

@@ -4,27 +4,19 @@
   indices, ``cpu``, ``gpu`` or a ``pyopencl.Device``), else ``PYOPENCL_CTX``, else the first GPU,
   else the first device (PoCL on a machine without GPU), among the devices that can build a
   kernel.
-* PoCL: ``POCL_WORK_GROUP_METHOD=cbs`` is set before the first context is created, unless
-  the variable is already set or the PoCL platform is older than 3.1 (which has no ``cbs``
-  and would only warn and fall back to ``auto``; the wheel ``pocl-binary-distribution 3.0``
-  ships PoCL 3.0-rc2).  With PoCL's default work-group method, kernels with local memory,
-  partially active work-groups and several barriers in loops (exactly the shape of the
-  Lift reductions with ``iterate``) have been reported to give wrong results; the
-  ``cbs`` (continuation-based synchronisation) method handles them correctly.  The code
-  generator also never emits a barrier that some work-items of a group skip (it refuses
-  to), which is the root of those failures; all kernels are differential-tested on PoCL.
-  This is the one write to the process environment in the code base, and it stays one
-  (issue 13): PoCL reads its options with ``getenv`` in the process, OpenCL has no per-context
-  or per-build way to pass them, so the setting cannot be a value handed to the runtime; it
-  is written once, only if unset, before the first context is made (``Runtime.__init__``),
-  and a user's own setting wins.
+* PoCL's work-group method is left to PoCL (and to a user's own ``POCL_WORK_GROUP_METHOD``):
+  the runtime writes nothing to the process environment.  It used to set ``cbs``, which
+  the installed PoCLs (Debian's 3.1 and the 3.0-rc2 wheel) do not know: they printed
+  "Unknown work group generation method. Using 'auto'." on every run and used ``auto``, with
+  which every test passes.  Kernels with barriers in loops had been reported wrong under some
+  methods when work-items of a group skip a barrier; the code generator never emits such a
+  barrier (it refuses to), and all kernels are differential-tested on PoCL.
 * Programs are built once per (device, source) and cached; a failed build raises a
   :class:`~lift_backend.errors.LiftRuntimeError` that shows the build log.
 * ``double`` kernels are refused on devices without ``cl_khr_fp64`` with a clear message.
 """
 from __future__ import annotations
 
-import os
 import re
 import warnings
 from typing import Dict, Mapping, Optional, Sequence, Tuple, Union
@@ -41,28 +33,6 @@ from ..types import (ArrayType, ScalarType, TupleType, Type, VectorType, base_sc
 _default_runtime = None
 
 
-def _pocl_supports_cbs() -> bool:
-    import re
-    import pyopencl as cl
-    try:
-        platforms = cl.get_platforms()
-    except Exception:
-        return False
-    for p in platforms:
-        m = re.search(r"PoCL (\d+)\.(\d+)", p.version)
-        if m and (int(m.group(1)), int(m.group(2))) >= (3, 1):
-            return True
-    return False
-
-
-def _prepare_environment() -> None:
-    """Set ``POCL_WORK_GROUP_METHOD=cbs`` (see the module documentation) if possible: PoCL
-    reads it from the process environment, so this must be ``os.environ`` and must happen
-    before the first OpenCL context is created."""
-    if "POCL_WORK_GROUP_METHOD" not in os.environ and _pocl_supports_cbs():
-        os.environ["POCL_WORK_GROUP_METHOD"] = "cbs"
-
-
 def _pick_device(device=None):
     from ..devices import NoUsableDevice, choose
     try:
@@ -75,7 +45,6 @@ class Runtime:
     """An OpenCL context and queue with a cache of built programs."""
 
     def __init__(self, device=None):
-        _prepare_environment()
         import pyopencl as cl
         self.cl = cl
         self.device = _pick_device(device)
@@ -539,9 +508,9 @@ def _to_array(value, t: Type, env, name: str) -> np.ndarray:
     arr = np.ascontiguousarray(np.asarray(value, dtype=numpy_dtype(t))).reshape(-1)
     expected = _eval_size(size_in_elements(t), env, f"the argument {name}")
     if arr.size != expected:
-        raise LiftArgumentError(name, f"expected {expected} elements for the type {t} "
-                                      f"with {', '.join(f'{k}={v}' for k, v in sorted(env.items()))}, "
-                                      f"got {arr.size}")
+        with_sizes = ", ".join(f"{k}={v}" for k, v in sorted(env.items()))
+        raise LiftArgumentError(name, f"expected {expected} elements for the type {t}"
+                                      + (f" with {with_sizes}" if with_sizes else "") + f", got {arr.size}")
     return arr
 
 

@@ -48,6 +48,10 @@ class Lexer:
             if self.pos >= len(self.source):
                 line, col = self.linecol(self.pos)
                 return Token("EOF", "", self.pos, line, col)
+            if self.source.startswith("/*", self.pos) and self.source.find("*/", self.pos + 2) < 0:
+                line, col = self.linecol(self.pos)
+                raise LiftSyntaxError("unterminated comment: '/*' without a closing '*/'",
+                                      Span(line, col, self.file))
             m = _TOKEN_RE.match(self.source, self.pos)
             if not m:
                 line, col = self.linecol(self.pos)

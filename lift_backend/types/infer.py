@@ -186,13 +186,15 @@ class _Inferer:
         self.constraints.append(Constraint(r, f"{who}: the length {A.to_text(n)} must be divisible by "
                                               f"{A.to_text(k)}", self.span))
 
-    def at_least(self, who: str, a: AExpr, b: AExpr, what: str):
+    def at_least(self, who: str, a: AExpr, b: AExpr, what: str, subject_b: bool = False):
         """Require ``a >= b``: an error now when it is false for constants, else checked
-        once the sizes are known (unless provable)."""
+        once the sizes are known (unless provable).  The message shows the failing comparison
+        with its subject (the thing ``what`` talks about) first: ``b`` when ``subject_b``."""
         d = A.sub(a, b)
         if isinstance(d, A.Cst):
             if d.value < 0:
-                raise self.error(f"{who}: {what} ({A.to_text(a)} < {A.to_text(b)})")
+                shown = f"{A.to_text(b)} > {A.to_text(a)}" if subject_b else f"{A.to_text(a)} < {A.to_text(b)}"
+                raise self.error(f"{who}: {what} ({shown})")
             return
         if A.prove_nonneg(d):
             return
@@ -501,9 +503,9 @@ class _Inferer:
             self.at_least(who, r, A.ZERO, "the right padding must not be negative")
             if f.boundary in ("mirror", "wrap"):
                 self.at_least(who, at.length, l, f"{f.boundary}: the left padding must not exceed "
-                                                 f"the length {A.to_text(at.length)}")
+                                                 f"the length {A.to_text(at.length)}", subject_b=True)
                 self.at_least(who, at.length, r, f"{f.boundary}: the right padding must not exceed "
-                                                 f"the length {A.to_text(at.length)}")
+                                                 f"the length {A.to_text(at.length)}", subject_b=True)
             elif f.boundary == "clamp":
                 self.at_least(who, at.length, A.ONE, "clamp: the array must not be empty")
             return ArrayType(at.elem, A.add(at.length, l, r))
@@ -535,7 +537,7 @@ class _Inferer:
             self.at_least("slice", stop, start, f"the end {A.to_text(stop)} must not be before the start "
                                                 f"{A.to_text(start)}")
             self.at_least("slice", at.length, stop, f"the end {A.to_text(stop)} must not be beyond the "
-                                                    f"length {A.to_text(at.length)}")
+                                                    f"length {A.to_text(at.length)}", subject_b=True)
             return ArrayType(at.elem, A.sub(stop, start))
         if isinstance(f, P.GatherIdx):
             it = self.array(argts[0], "gatherIdx", 1)

@@ -65,8 +65,11 @@ def layout_view(f: P.LayoutPattern, args: Sequence[View], result_type: Type,
     if isinstance(f, P.Scatter):
         # reading the result of a scatter needs the inverse permutation: only the output
         # side is supported (the producer writes through the scatter)
-        raise LiftCompileError("scatter: its result can only be produced by writing through it "
-                               "(put scatter after the computation, before its consumer)")
+        raise LiftCompileError("scatter: its result is read by another pattern, which is not supported (reads "
+                               "would need the inverse permutation); a scatter must give the result of the "
+                               "program or of a map's function, which its producer writes through it; to "
+                               "reorder data for a consumer, gather with the inverse index function instead "
+                               "(gather(reverse) for scatter(reverse))", span)
     if isinstance(f, P.Zip):
         return ZipView(tuple(args), result_type)
     if isinstance(f, P.Get):

@@ -383,7 +383,7 @@ def test_bad_parameter_names_are_located(capsys, tmp_path, params, col, message)
      "the array of type [float]4294967358 has more than 2147483647 elements, the limit of the kernels' int "
      "indices"),
     ("mapGlb(0)(id) o pad(100, 1, mirror) $ x", "N=64",
-     "pad(100, 1): mirror: the left padding must not exceed the length 64 (64 < 100)"),
+     "pad(100, 1): mirror: the left padding must not exceed the length 64 (100 > 64)"),
     ("mapGlb(0)(id) o slice(-1, 3) $ x", "N=64", "slice: the start -1 must not be negative (-1 < 0)"),
     ("mapGlb(0)(id) o gather(\\i -> i / (N - 64)) $ x", "N=64",
      "division by zero in a size or index expression (with N=64)"),

@@ -45,6 +45,6 @@ kernel void asumAmd(const global float* restrict x, global float* out, int N) {
       int l_id = get_local_id(0);
       vstore4(id(vload4(0, src1)), wg_id, out);
     }
-    barrier(CLK_GLOBAL_MEM_FENCE);
+    barrier(CLK_LOCAL_MEM_FENCE);
   }
 }

@@ -45,6 +45,6 @@ kernel void asumNvidia(const global float* restrict x, global float* out, int N)
       int l_id = get_local_id(0);
       out[wg_id] = id(src1[0]);
     }
-    barrier(CLK_GLOBAL_MEM_FENCE);
+    barrier(CLK_LOCAL_MEM_FENCE);
   }
 }
