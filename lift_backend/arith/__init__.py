@@ -20,7 +20,7 @@ from .core import (Cond, Cst, Div, Expr, IfThenElse, Lookup, Mod, Pow, Prod, Sum
 from .ranges import (lower_bound, num_bounds, prove_eq, prove_le, prove_lt, prove_nonneg,
                      prove_nonpos, prove_pos, sym_bounds, upper_bound)
 from .printer import to_c, to_text, cond_to_c, cond_to_text
-from .evaluate import evaluate, eval_cond
+from .evaluate import evaluate, eval_cond, evaluate_all
 
 from . import core as _core, printer as _printer, ranges as _ranges  # noqa: E402
 

@@ -52,3 +52,45 @@ def evaluate(e: Expr, env: Dict, lookup: Optional[Callable[[Lookup, int], int]] 
             total += evaluate(e.body, inner, lookup)
         return total
     raise TypeError(e)
+
+
+def evaluate_all(e: Expr, env: Dict, var: Var, values):
+    """Values of ``e`` for every value of ``var`` in the numpy array ``values`` (int64, C
+    semantics), the other variables from ``env``; ``KeyError`` for what cannot be evaluated
+    so (a lookup, a sum over a range, a missing variable)."""
+    import numpy as np
+
+    def go(x):
+        if isinstance(x, Cst):
+            return np.int64(x.value)
+        if isinstance(x, Var):
+            if x == var:
+                return values
+            return np.int64(evaluate(x, env))
+        if isinstance(x, Sum):
+            r = np.int64(0)
+            for t in x.terms:
+                r = r + go(t)
+            return r
+        if isinstance(x, Prod):
+            r = np.int64(x.coef)
+            for f in x.factors:
+                r = r * go(f)
+            return r
+        if isinstance(x, (Div, Mod)):
+            a, b = go(x.a), go(x.b)
+            if np.any(b == 0):
+                raise ZeroDivisionError("division by zero")
+            q = (np.abs(a) // np.abs(b)) * np.sign(a) * np.sign(b)
+            return q if isinstance(x, Div) else a - b * q
+        if isinstance(x, Pow):
+            return go(x.base) ** go(x.exp)
+        if isinstance(x, IfThenElse):
+            c = x.cond
+            a, b = go(c.lhs), go(c.rhs)
+            ok = {"<": a < b, "<=": a <= b, "==": a == b, "!=": a != b}[c.op]
+            return np.where(ok, go(x.then), go(x.els))
+        raise KeyError(f"cannot evaluate {type(x).__name__} for all indices")
+
+    out = go(e)
+    return np.broadcast_to(np.asarray(out, dtype=np.int64), np.shape(values))

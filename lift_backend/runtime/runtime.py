@@ -185,6 +185,7 @@ class Runtime:
                 arrays[kp.name] = _to_array(values[kp.name], _param_type(prog, kp.name), env, kp.name)
         for oc in kernel.offset_checks:
             _check_offsets(oc, arrays[oc.param], env)
+        _check_scatters(kernel, env)
         self._check_memory(kernel, arrays, env)
 
         mf = cl.mem_flags
@@ -576,6 +577,51 @@ def _check_offsets(oc, offs: np.ndarray, env) -> None:
     if bad is not None:
         raise LiftRuntimeError(f"index out of bounds in splitOffsets: the offsets {oc.param} must be "
                                f"non-decreasing from 0 to at most {n}; {bad[1]}", oc.span)
+
+
+def _check_scatters(kernel: CompiledKernel, env) -> None:
+    """A ``scatter`` with a user index function writes each output element exactly once: the
+    function is evaluated for every index before the launch (numpy, C semantics) and one
+    that is not a permutation of ``0 .. n-1`` is a located error (outputs it leaves unwritten
+    would be garbage, outputs written twice a race).  The built-in index functions (reverse,
+    reorderStride, transpose) are permutations; indices out of range are left to the kernel's
+    bounds check; a function of data or of loop variables is not checked."""
+    from ..ir import patterns as P
+    from ..ir.expr import FunCall, walk
+    typed = kernel.typed
+    for node in walk(typed.program.body):
+        if not isinstance(node, FunCall):
+            continue
+        f = node.f
+        while isinstance(f, (P.ToGlobal, P.ToLocal, P.ToPrivate)):
+            f = f.f
+        if not isinstance(f, P.Scatter) or not node.args:
+            continue
+        idx = typed.static.get(id(f), {}).get("idx", f.idx)
+        at = typed.types.get(id(node.args[0]))
+        if not isinstance(idx, P.IndexLambda) or not isinstance(at, ArrayType):
+            continue
+        try:
+            n = int(A.evaluate(at.length, env))
+            values = A.evaluate_all(idx.apply(idx.param, at.length), env, idx.param, np.arange(n, dtype=np.int64))
+        except (KeyError, ZeroDivisionError, TypeError):
+            continue
+        if n == 0 or values.min() < 0 or values.max() >= n:
+            continue
+        counts = np.bincount(values, minlength=n)
+        if np.all(counts == 1):
+            continue
+        twice = np.flatnonzero(counts > 1)
+        never = np.flatnonzero(counts == 0)
+        what = (f"output {int(twice[0])} is written by {int(counts[twice[0]])} elements "
+                f"({', '.join(str(int(i)) for i in np.flatnonzero(values == twice[0])[:3])}"
+                f"{', ...' if counts[twice[0]] > 3 else ''})")
+        if never.size:
+            what += f" and {never.size} output{'s are' if never.size > 1 else ' is'} never written " \
+                    f"(the first: {int(never[0])})"
+        sizes = ", ".join(f"{k}={v}" for k, v in sorted(env.items()))
+        raise LiftRuntimeError(f"scatter: the index function is not a permutation of 0 .. {n - 1}"
+                               + (f" (with {sizes})" if sizes else "") + f": {what}", node.span)
 
 
 def get_runtime(device=None) -> Runtime:
