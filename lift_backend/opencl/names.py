@@ -95,8 +95,9 @@ def check_user_names(program) -> None:
             if why:
                 raise LiftCompileError(f"user function {uf.name}: parameter {n}: {why}; rename it",
                                        uf.span or program.span)
-    if why_reserved(program.name, builtins=True):
-        raise LiftCompileError(f"program {program.name}: {why_reserved(program.name)}; rename it", program.span)
+    why = why_reserved(program.name)       # a kernel named dot is not found by clCreateKernel
+    if why:
+        raise LiftCompileError(f"program {program.name}: {why}; rename it", program.span)
     if program.name in fun_names:
         raise LiftCompileError(f"program {program.name} has the name of a user function it calls "
                                f"(the kernel and the function would have one C name); rename one", program.span)

@@ -83,3 +83,12 @@ def test_reserved_names_are_located_errors(text, where, msg):
         compile_program(prog)
     e = ei.value
     assert f"{e.span.line}:{e.span.col}" == where and e.message.startswith(msg)
+
+
+def test_program_named_like_a_built_in_is_refused():
+    # PoCL's clCreateKernel does not find a kernel named dot (INVALID_KERNEL_NAME)
+    for name, why in (("dot", "the name of an OpenCL C built-in function"),
+                      ("get_x", "reserved: names beginning with get_")):
+        with pytest.raises(LiftCompileError) as ei:
+            compile_program(parse(f"program {name}(x: [float]N) = mapGlb(0)(id) $ x").program(name))
+        assert ei.value.message.startswith(f"program {name}: {why}")
