@@ -58,7 +58,7 @@ from .ir import (Expr, FunCall, FunDecl, Lambda, Literal, Param, Program, UserFu
                  compose)
 from .syntax import LiftFile, file_text, parse, parse_file, program_text
 from .types.infer import TypedProgram, infer_program
-from .opencl import CompiledKernel, LaunchConfig, compile_program
+from .opencl import CompiledKernel, CompiledPipeline, LaunchConfig, compile_program
 
 
 def get_runtime(device=None):

@@ -10,7 +10,7 @@ from typing import Dict, Mapping, Optional, Sequence, Tuple
 
 from .. import arith as A
 from ..errors import LiftCompileError, LiftError, Span
-from ..ir.expr import FunCall, Program, walk
+from ..ir.expr import Expr, FunCall, FunDecl, Lambda, Param, Program, UserFun, walk
 from ..limits import INT_MAX, TOO_DEEP_TO_COMPILE, run_deep
 from ..memory import LOCAL, allocate, infer_address_spaces
 from ..types import ArrayType, Type, VectorType
@@ -18,7 +18,7 @@ from ..types.infer import TypedProgram, infer_program, substitute_sizes
 from .barriers import eliminate_barriers
 from .codegen import CheckSite, CodeGen, KernelParam, OffsetsCheck
 from .control_flow import LaunchConfig, decide_shapes
-from .kernel_rules import check_kernel_rules
+from .kernel_rules import CrossGroupError, check_kernel_rules
 from .names import check_user_names, user_names
 
 
@@ -131,8 +131,11 @@ def check_lengths(typed: TypedProgram, env: Mapping[str, int], default_span: Opt
 
 
 def compile_program(program: Program, sizes: Optional[Mapping[str, int]] = None,
-                    global_size=None, local_size=None) -> CompiledKernel:
-    """Compile ``program`` to OpenCL C.
+                    global_size=None, local_size=None):
+    """Compile ``program`` to OpenCL C: a :class:`CompiledKernel`, or a
+    :class:`CompiledPipeline` of kernels run one after the other when a stage reads what
+    other work-groups of a ``mapGlb``/``mapWrg`` wrote (the producing call, when it depends on
+    the program's parameters only, becomes a kernel of its own; else a located error).
 
     ``sizes`` fixes size variables at compile time (``{"N": 4096}``); the others become
     ``int`` kernel parameters.  ``global_size``/``local_size`` (when known at compile time)
@@ -151,14 +154,191 @@ def compile_program(program: Program, sizes: Optional[Mapping[str, int]] = None,
                                + (f" (with {_env_text(sizes)})" if sizes else ""), program.span)
 
 
-def _compile(program: Program, sizes: Dict[str, int], launch: LaunchConfig) -> CompiledKernel:
+@dataclass(frozen=True)
+class CompiledPipeline:
+    """A program compiled to several kernels launched one after the other (Lift paper §5.4:
+    OpenCL cannot synchronise work-groups, so a stage that reads what other work-groups of a
+    ``mapGlb``/``mapWrg`` wrote starts a new kernel).  ``stages`` run in order; the result of
+    stage ``i`` is the argument ``outputs[i]`` of the later stages (``None`` for the last, the
+    program's result)."""
+    name: str
+    program: Program
+    stages: Tuple[CompiledKernel, ...]
+    outputs: Tuple[Optional[str], ...]
+    sizes: Mapping[str, int]
+    launch: LaunchConfig
+
+    @property
+    def result_type(self) -> Type:
+        return self.stages[-1].result_type
+
+    @property
+    def source(self) -> str:
+        n = len(self.stages)
+        return "\n".join(f"// kernel {i + 1} of {n}"
+                         + (f" (its result is {o})" if o else " (the result)") + "\n" + k.source
+                         for i, (k, o) in enumerate(zip(self.stages, self.outputs)))
+
+    def views_text(self) -> str:
+        return "".join(k.views_text() for k in self.stages)
+
+
+def _free_param_names(node) -> set:
+    bound = {p.name for n in walk(node) if isinstance(n, Lambda) for p in n.params}
+    return {n.name for n in walk(node) if isinstance(n, Param)} - bound
+
+
+def _replace(node, target, new):
+    """``node`` with the sub-tree ``target`` (by identity) replaced by ``new``."""
+    import dataclasses
+    if node is target:
+        return new
+    if isinstance(node, UserFun) or not dataclasses.is_dataclass(node) or \
+            not isinstance(node, (Expr, FunDecl, Program)):
+        return node
+    changes = {}
+    for fld in dataclasses.fields(node):
+        v = getattr(node, fld.name)
+        if isinstance(v, (Expr, FunDecl)):
+            nv = _replace(v, target, new)
+            if nv is not v:
+                changes[fld.name] = nv
+        elif isinstance(v, tuple) and any(isinstance(x, (Expr, FunDecl)) for x in v):
+            nv = tuple(_replace(x, target, new) for x in v)
+            if any(a is not b for a, b in zip(nv, v)):
+                changes[fld.name] = nv
+    return dataclasses.replace(node, **changes) if changes else node
+
+
+def _bindings_above(node, target, applied=None, opaque=frozenset()):
+    """The lambda parameters in scope at ``target`` inside ``node``: ``applied`` maps those of
+    lambdas applied right there (``(\\p -> ...)(arg)``, as compositions are) to their
+    arguments, ``opaque`` names the others (a map's function...).  None: not found."""
+    from ..ir.expr import ir_children
+    applied = dict(applied or {})
+    if node is target:
+        return applied, opaque
+    if isinstance(node, FunCall) and isinstance(node.f, Lambda):
+        for a in node.args:
+            r = _bindings_above(a, target, applied, opaque)
+            if r is not None:
+                return r
+        inner = dict(applied)
+        for p, a in zip(node.f.params, node.args):
+            inner[p.name] = a
+        op = opaque - {p.name for p in node.f.params}
+        return _bindings_above(node.f.body, target, inner, op)
+    if isinstance(node, Lambda):
+        names = {p.name for p in node.params}
+        applied = {k: v for k, v in applied.items() if k not in names}
+        opaque = opaque | names
+    for ch in ir_children(node):
+        r = _bindings_above(ch, target, applied, opaque)
+        if r is not None:
+            return r
+    return None
+
+
+def _rename(node, name: str, p: Param):
+    """``node`` with the free occurrences of the parameter ``name`` replaced by ``p``."""
+    import dataclasses
+    if isinstance(node, Param):
+        return p if node.name == name else node
+    if isinstance(node, Lambda) and any(q.name == name for q in node.params):
+        return node
+    if isinstance(node, UserFun) or not dataclasses.is_dataclass(node) or \
+            not isinstance(node, (Expr, FunDecl)):
+        return node
+    changes = {}
+    for fld in dataclasses.fields(node):
+        v = getattr(node, fld.name)
+        if isinstance(v, (Expr, FunDecl)):
+            changes[fld.name] = _rename(v, name, p)
+        elif isinstance(v, tuple) and any(isinstance(x, (Expr, FunDecl)) for x in v):
+            changes[fld.name] = tuple(_rename(x, name, p) for x in v)
+    return dataclasses.replace(node, **changes) if changes else node
+
+
+def _split(typed: TypedProgram, producer) -> Optional[Tuple[Program, Program, str]]:
+    """Make ``producer`` (a call of the program) a program of its own whose result the rest
+    reads as a new parameter, when it depends on the program's parameters only and its
+    result is a regular array whose lengths are sizes of the program."""
+    prog = typed.program
+    if producer is None:
+        return None
+    params = {p.name: p for p in prog.params}
+    found = _bindings_above(prog.body, producer)
+    if found is None:
+        return None
+    applied, opaque = found
+    # the producer's free names must be program parameters, directly or renamed by the
+    # lambdas of compositions applied to them
+    renaming = {}
+    for name in _free_param_names(producer):
+        seen = set()
+        target = name
+        while target in applied and target not in seen:
+            seen.add(target)
+            arg = applied[target]
+            if not isinstance(arg, Param):
+                return None
+            target = arg.name
+        if target in opaque or target not in params or (target == name and name in applied):
+            return None
+        renaming[name] = params[target]
+    body1 = producer
+    for name, p in renaming.items():
+        if name != p.name:
+            body1 = _rename(body1, name, p)
+    free = {p.name for p in renaming.values()}
+    t = typed.types.get(id(producer))
+    tt = t
+    while isinstance(tt, ArrayType):
+        if tt.index_var is not None or any(v.uid != 0 for v in A.free_vars(tt.length)):
+            return None
+        tt = tt.elem
+    if not isinstance(t, ArrayType):
+        return None
+    from .names import user_names
+    taken = user_names(prog)
+    k = 1
+    while f"stage{k}" in taken or f"{prog.name}_stage{k}" in taken:
+        k += 1
+    tname = f"stage{k}"
+    first = Program(f"{prog.name}_{tname}", tuple(p for p in prog.params if p.name in free), body1, prog.span)
+    rest = Program(prog.name, prog.params + (Param(tname, t),), _replace(prog.body, producer, Param(tname, t)),
+                   prog.span)
+    return first, rest, tname
+
+
+def _compile(program: Program, sizes: Dict[str, int], launch: LaunchConfig):
     prog = substitute_sizes(program, sizes)
+    try:
+        return _compile_kernel(prog, sizes, launch)
+    except CrossGroupError as e:
+        parts = _split(e.typed, e.producer) if e.typed is not None else None
+        if parts is None:
+            raise
+        first, rest, tname = parts
+        stages, outputs = [], []
+        for part, out in ((first, tname), (rest, None)):
+            k = _compile(part, {}, launch)
+            if isinstance(k, CompiledPipeline):
+                stages += k.stages
+                outputs += list(k.outputs[:-1]) + [out]
+            else:
+                stages.append(k)
+                outputs.append(out)
+        return CompiledPipeline(prog.name, prog, tuple(stages), tuple(outputs), sizes, launch)
+
+
+def _compile_kernel(prog: Program, sizes: Dict[str, int], launch: LaunchConfig) -> CompiledKernel:
     typed = infer_program(prog)
     for c in typed.constraints:
         if isinstance(c.expr, A.Cst) and c.violated(c.expr.value):
             raise LiftCompileError(c.message + (f" (with {_env_text(sizes)})" if sizes else ""),
-                                   c.span or program.span)
-    check_lengths(typed, {}, program.span)
+                                   c.span or prog.span)
+    check_lengths(typed, {}, prog.span)
     spaces = infer_address_spaces(typed)
     check_kernel_rules(typed, spaces)
     check_user_names(prog)

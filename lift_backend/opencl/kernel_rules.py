@@ -51,9 +51,20 @@ class Produced:
     exact: bool
     private: bool
     elem: Optional["Produced"] = None
+    call: Optional[FunCall] = None      # the producing call
 
     def viewed(self) -> "Produced":
-        return Produced(self.kind, self.dim, self.span, False, self.private, None)
+        return Produced(self.kind, self.dim, self.span, False, self.private, None, self.call)
+
+
+class CrossGroupError(LiftCompileError):
+    """A stage reads what other work-groups wrote in the same kernel; ``producer`` is the
+    producing call (the compiler may make it a kernel of its own)."""
+
+    def __init__(self, message, span, producer):
+        super().__init__(message, span)
+        self.producer = producer
+        self.typed = None
 
 
 def _unwrap(f: FunDecl) -> FunDecl:
@@ -89,11 +100,11 @@ class _Rules:
                 f"private memory is per work-item and this read is not the element the same work-item "
                 f"wrote (only a {p.kind}({p.dim}) reading it element by element may consume it); "
                 f"store it in local or global memory (toLocal/toGlobal)", span)
-        return LiftCompileError(
+        return CrossGroupError(
             f"{what} reads the result of {p.kind}({p.dim}){_where(p.span)} in the same kernel, as written "
             f"by other work-groups: OpenCL cannot synchronise work-groups, so a kernel ends after "
             f"mapGlb/mapWrg (Lift paper §5.4); only a mapGlb({p.dim}) reading it element by element may "
-            f"consume it: compute it in a separate program (kernel)", span)
+            f"consume it: compute it in a separate program (kernel)", span, p.call)
 
     def call(self, f: FunDecl, c: FunCall, args, env, outer, span) -> Optional[Produced]:
         g = _unwrap(f)
@@ -104,7 +115,7 @@ class _Rules:
             if isinstance(g, (P.Zip, P.Get)) and all(a.exact for a in flagged):
                 first = flagged[0]
                 return Produced(first.kind, first.dim, first.span, True, any(a.private for a in flagged),
-                                next((a.elem for a in flagged if a.elem is not None), None))
+                                next((a.elem for a in flagged if a.elem is not None), None), first.call)
             return flagged[0].viewed()
         if isinstance(g, Lambda):
             body_env = _Env({p.name: a for p, a in zip(g.params, args)}, env)
@@ -159,7 +170,7 @@ class _Rules:
             return None if res is None else res.viewed()
         private = c is not None and self.spaces.get(id(c)) == PRIVATE
         if kind in ("mapGlb", "mapWrg") or private:
-            return Produced(kind, dim, span, True, private, res)
+            return Produced(kind, dim, span, True, private, res, c)
         return None
 
     def check_nesting(self, kind: str, dim: int, outer, span) -> None:
@@ -208,4 +219,8 @@ def check_kernel_rules(typed, spaces) -> None:
     the module documentation."""
     prog = typed.program
     env = _Env({p.name: None for p in prog.params})
-    _Rules(spaces).expr(prog.body, env, (), prog.span)
+    try:
+        _Rules(spaces).expr(prog.body, env, (), prog.span)
+    except CrossGroupError as e:
+        e.typed = typed      # the producer is a node of this typed program
+        raise

@@ -141,6 +141,9 @@ class Runtime:
         read back after the launch: a failed one raises a located
         :class:`~lift_backend.errors.LiftRuntimeError`, ``index out of bounds in gatherIdx
         (index 12, length 8)``, and no output is returned."""
+        from ..opencl.compile import CompiledPipeline
+        if isinstance(kernel, CompiledPipeline):
+            return self._run_pipeline(kernel, args, sizes, global_size, local_size)
         cl = self.cl
         prog = kernel.program
         sizes = dict(sizes or {})
@@ -260,6 +263,32 @@ class Runtime:
         shape = shape_of(rt)
         if shape is not None and int(np.prod(shape)) == out.size:
             out = out.reshape(shape)
+        return out
+
+
+    def _run_pipeline(self, pipe, args, sizes, global_size, local_size):
+        """The stages of a :class:`~lift_backend.opencl.compile.CompiledPipeline` in order, each
+        result passed to the later stages as the argument it names; the sizes are those given
+        and those the program's own arguments determine."""
+        prog = pipe.program
+        missing_args = [p.name for p in prog.params if p.name not in args]
+        if missing_args:
+            raise LiftRuntimeError(f"missing argument(s): {', '.join(missing_args)}")
+        extra = set(args) - {p.name for p in prog.params}
+        if extra:
+            raise LiftRuntimeError(f"unknown argument(s): {', '.join(sorted(extra))}")
+        sizes = dict(sizes or {})
+        check_size_values(sizes)
+        for p in prog.params:
+            _infer_sizes(p.type, _as_value(args[p.name], p.type, p.name), sizes, pipe.sizes, p.name)
+        results = {}
+        out = None
+        for k, name in zip(pipe.stages, pipe.outputs):
+            kargs = {p.name: results[p.name] if p.name in results else args[p.name] for p in k.program.params}
+            wanted = {n: v for n, v in sizes.items() if n in {v.name for v in k.typed.size_vars}}
+            out = self.run(k, kargs, wanted, global_size, local_size)
+            if name is not None:
+                results[name] = out
         return out
 
 

@@ -5,7 +5,7 @@ is a located compile error; the accepted neighbours of each class still run corr
 import numpy as np
 import pytest
 
-from lift_backend import LiftCompileError, compile_program, parse
+from lift_backend import CompiledPipeline, LiftCompileError, compile_program, parse
 
 DBL = "userfun dbl(a: float): float { return a + a; }\n"
 
@@ -18,36 +18,77 @@ def refused(text, name="p"):
 
 
 # ------------------------------------------------------------------ across work-groups
-@pytest.mark.parametrize("text, where", [
+ADD = "userfun add(a: float, b: float): float { return a + b; }\n"
+X = np.arange(16, dtype=np.float32)
+
+# a stage reading what other work-groups wrote starts a new kernel: the producing call
+# (depending on the program's parameters only) becomes a kernel of its own
+SPLIT = [
     # B_glb2: a gather between two mapGlb stages
-    (DBL + "program p(x: [float]N) = mapGlb(0)(id) o gather(reverse) o mapGlb(0)(dbl) $ x", "2:26"),
-    # scatter, split: the elements reach other work-items
-    ("program p(x: [float]N) = mapGlb(0)(id) o scatter(reverse) o mapGlb(0)(id) $ x", "1:26"),
-    ("program p(x: [float]N) = join o mapGlb(0)(mapSeq(id)) o split(4) o mapGlb(0)(id) $ x", "1:33"),
+    (DBL + "program p(x: [float]N) = mapGlb(0)(id) o gather(reverse) o mapGlb(0)(dbl) $ x", (2 * X)[::-1]),
+    # split between them
+    (DBL + "program p(x: [float]N) = join o mapGlb(0)(mapSeq(id)) o split(4) o mapGlb(0)(dbl) $ x", 2 * X),
     # a sequential consumer at the top level reads every element
-    (DBL + "userfun add(a: float, b: float): float { return a + b; }\n"
-     "program p(x: [float]N) = toGlobal(mapSeq(id)) o reduceSeq(add, 0.0f) o mapGlb(0)(dbl) $ x", "3:49"),
-    # a mapWrg's result consumed in the same kernel
-    ("program p(x: [float]N) = join o mapWrg(0)(toGlobal(mapLcl(0)(id))) o split(4) o join o "
-     "mapWrg(0)(toGlobal(mapLcl(0)(id))) o split(4) $ x", "1:33"),
+    (DBL + ADD + "program p(x: [float]N) = toGlobal(mapSeq(id)) o reduceSeq(add, 0.0f) o mapGlb(0)(dbl) $ x",
+     np.array([2 * X.sum()])),
+    # a mapWrg's result consumed in the same program
+    ("program p(x: [float]N) = join o mapWrg(0)(toGlobal(mapLcl(0)(id)) o gather(reverse)) o split(4) o join o "
+     "mapWrg(0)(toGlobal(mapLcl(0)(id))) o split(8) $ x", X.reshape(4, 4)[:, ::-1].reshape(-1)),
     # another dimension
-    ("program p(x: [float]N) = mapGlb(1)(id) o mapGlb(0)(id) $ x", "1:26"),
+    ("program p(x: [float]N) = mapGlb(1)(id) o mapGlb(0)(id) $ x", X),
     # read from inside a parallel map's body (every work-item reads all of it)
-    (DBL + "userfun add(a: float, b: float): float { return a + b; }\n"
-     "program p(x: [float]N) = (\\y -> mapGlb(0)(\\v -> toGlobal(mapSeq(id)) o reduceSeq(add, v) $ y) $ x)"
-     " o mapGlb(0)(dbl) $ x", "3:33"),
+    (DBL + ADD + "program p(x: [float]N) = (\\y -> mapGlb(0)(\\v -> toGlobal(mapSeq(id)) o reduceSeq(add, v) $ y) $ x)"
+     " o mapGlb(0)(dbl) $ x", X + 2 * X.sum()),
+    # three stages
+    (DBL + "program p(x: [float]N) = mapGlb(0)(dbl) o gather(reverse) o mapGlb(0)(dbl) o gather(reverse) o "
+     "mapGlb(0)(dbl) $ x", 8 * X),
+]
+
+
+@pytest.mark.opencl
+@pytest.mark.parametrize("k", range(len(SPLIT)))
+def test_stages_across_work_groups_become_kernels(runtime, k):
+    text, expect = SPLIT[k]
+    c = compile_program(parse(text).program("p"))
+    assert isinstance(c, CompiledPipeline) and len(c.stages) >= 2
+    assert c.source.startswith("// kernel 1 of")
+    out = runtime.run(c, {"x": X}, global_size=(4, 2) if "mapGlb(1)" in text else 4, local_size=None)
+    np.testing.assert_array_equal(np.asarray(out).reshape(-1), expect)
+
+
+def test_stages_of_b_glb2():
+    c = compile_program(parse(SPLIT[0][0]).program("p"))
+    assert [k.name for k in c.stages] == ["p_stage1", "p"] and c.outputs == ("stage1", None)
+    assert "kernel void p(const global float* restrict x, const global float* restrict stage1," in c.source
+
+
+@pytest.mark.opencl
+def test_split_program_from_the_command_line(tmp_path, capsys):
+    from lift_backend.cli import main
+    f = tmp_path / "b.lift"
+    f.write_text(SPLIT[0][0])
+    np.save(tmp_path / "x.npy", X)
+    rc = main(["run", str(f), "--arg", f"x={tmp_path / 'x.npy'}", "--global", "4", "--out", str(tmp_path / "o.npy")])
+    assert rc == 0, capsys.readouterr().err
+    np.testing.assert_array_equal(np.load(tmp_path / "o.npy"), (2 * X)[::-1])
+
+
+@pytest.mark.parametrize("text, where", [
+    # the producer depends on a sequential map's row: it cannot be a kernel of its own
+    ("program p(x: [[float]M]N) = map(\\row -> mapGlb(0)(id) o gather(reverse) o mapGlb(0)(id) $ row) $ x", "1:41"),
     # iterate: the next iteration reads the previous one reversed
     ("program p(x: [float]N) = iterate(2)(mapGlb(0)(id) o gather(reverse)) $ x", "1:37"),
 ])
-def test_stages_across_work_groups_are_refused(text, where):
+def test_stages_across_work_groups_that_cannot_be_split_are_refused(text, where):
     at, msg = refused(text)
     assert at == where
     assert "OpenCL cannot synchronise work-groups" in msg and "§5.4" in msg
 
 
 def test_message_names_both_stages():
-    at, msg = refused(DBL + "program p(x: [float]N) = mapGlb(0)(id) o gather(reverse) o mapGlb(0)(dbl) $ x")
-    assert msg.startswith("mapGlb(0) reads the result of mapGlb(0) at 2:60 in the same kernel")
+    at, msg = refused("program p(x: [[float]M]N) = map(\\row -> mapGlb(0)(id) o gather(reverse) o "
+                      "mapGlb(0)(id) $ row) $ x")
+    assert msg.startswith("mapGlb(0) reads the result of mapGlb(0) at 1:75 in the same kernel")
 
 
 @pytest.mark.opencl
