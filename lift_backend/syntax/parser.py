@@ -538,7 +538,9 @@ class Parser:
             if not -2 ** 31 <= value <= 2 ** 31 - 1:
                 raise self.error(f"literal out of range: {neg}{t.text} does not fit the type int "
                                  f"({-2 ** 31} .. {2 ** 31 - 1})", t)
-            return Literal(neg + t.text, ScalarType("int"))
+            # the value in decimal: C would read a leading zero as octal (012 is 10 there)
+            text = str(value) if value != -2 ** 31 else "(-2147483647 - 1)"
+            return Literal(text, ScalarType("int"))
         if t.kind == "FLOAT":
             single = t.text[-1] in "fF"
             try:

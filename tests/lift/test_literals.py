@@ -37,6 +37,15 @@ def test_int_extremes_accepted(runtime):
         assert int(out[0]) == start
 
 
+@pytest.mark.opencl
+def test_int_literal_with_a_leading_zero_is_decimal(runtime):
+    """012 is twelve (C would read it as octal ten)."""
+    text = ADDI + "program p(x: [int]N) = toGlobal(mapSeq(id)) o reduceSeq(addi, 012) $ x"
+    k = compile_program(parse(text).program("p"))
+    out = runtime.run(k, {"x": np.arange(4, dtype=np.int32)}, global_size=1)
+    assert int(out[0]) == 12 + 0 + 1 + 2 + 3
+
+
 def test_user_function_with_an_array_parameter_is_a_located_error():
     # H_arrparam: was "internal error: ValueError"
     text = "userfun f(a: [float]4): float { return a[0]; }\nprogram p(x: [float]N) = mapGlb(0)(f) o split(4) $ x"
