@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from typing import Optional
 
+from .loc import Loc
+
 MSG_BOUNDS = "RUNTIME ERROR: Sequence reference (a[i]) out of bounds."
 MSG_DIV0 = "RUNTIME ERROR: Divide by zero."
 MSG_PERMUTE = "RUNTIME ERROR: Index sequence of permute is not a permutation."
@@ -15,9 +17,10 @@ MSG_RECURSION = "RUNTIME ERROR: recursion too deep."
 
 
 class LcuRuntimeError(Exception):
-    """A λcu runtime error: ``location`` (source position string) and NESL ``message``."""
+    """A λcu runtime error: ``location`` (the :class:`~lambda_cu.loc.Loc` of the failing node, or
+    None) and NESL ``message``."""
 
-    def __init__(self, location: Optional[str], message: str) -> None:
+    def __init__(self, location: Optional[Loc], message: str) -> None:
         super().__init__(f"{location}: {message}" if location else message)
         self.location = location
         self.message = message

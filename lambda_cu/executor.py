@@ -19,6 +19,8 @@ runner method                              meaning
 ``from_host(value, ty) -> value``          the inverse, for a value of λcu type ``ty``
 ``host_prim(op, args, ty, loc)``           a scalar primitive on host scalars
 ``sync()``                                 wait for the device; raise the first pending kernel error
+``discard_errors()``                       forget the kernel errors not yet reported (a failed
+                                           speculative block's: the block is replayed)
 =========================================  ==============================================================
 
 The numpy runner (``lambda_cu.interp.NumpyRunner``) keeps vectors as numpy arrays; the OpenCL runner
@@ -29,6 +31,26 @@ Ordering of effects and errors: before an ``extern`` (which may print or read), 
 error is raised (``check``, ``error``), and at the end of every top-level binding the executor calls
 ``runner.sync()``, so a runner that launches kernels asynchronously reports an earlier kernel's
 error first, exactly where the numpy runner would have raised it.
+
+Speculation (``speculate (size) fast else replay slow``, the flattener's speculative batching):
+the executor evaluates ``fast``; at its end it calls ``runner.sync()``, so that an error of a kernel
+launched inside ``fast`` is raised there; if ``fast`` raised a NESL runtime error
+(``LcuRuntimeError``) or exhausted the stack (``RecursionError``), its values are dropped, the
+runner forgets its unreported errors (``discard_errors()``) and ``slow`` is evaluated instead.
+Nothing else is caught (a ``MemoryError`` or an internal error propagates).  Only the outermost
+speculation replays: a ``speculate`` met while evaluating a ``fast`` block evaluates its own
+``fast`` only (a failure goes up to the outermost one, whose ``slow`` replays it), so a failure
+costs one more pass per level, not one per speculation.  After a recursion too deep or a
+speculation given up (below), ``slow`` is evaluated with every nested ``speculate`` taking its
+``slow`` block: the source order exactly, the cost of the program without speculation (a
+nested speculation could fail the same way again, at every level of a deep recursion).  The
+runner is synchronised before an outermost ``fast`` starts, so an error of an earlier kernel is
+reported as it is without speculation, never replayed.  A speculation is bounded: a batched
+context larger than ``speculation_limit`` instances (``NESSIE_SPECULATION_LIMIT``, default 2^20)
+is not speculated on, and one met inside a ``fast`` block gives that block up (replayed as a
+failure): batching evaluates every call breadth-first, so without a bound a call the source
+order never reaches (after an earlier call's error) could double its instances at each level of
+an unbounded recursion and exhaust the memory before the stack.
 """
 from __future__ import annotations
 
@@ -39,11 +61,20 @@ import numpy as np
 
 from . import ir
 from .errors import MSG_RECURSION, LcuRuntimeError
-from .support import run_deep
+from .loc import Loc
+from .support import env_positive, run_deep
 from .values import dtype_of
 
 #: a program whose recursion exhausts the big stack fails with ``MSG_RECURSION`` (the driver
 #: locates it at the top-level expression being evaluated, as the reference interpreter does)
+
+
+#: the largest batched context the executor speculates on (see the module docstring)
+SPECULATION_LIMIT = int(env_positive("NESSIE_SPECULATION_LIMIT", 1 << 20))
+
+
+class _GiveUp(Exception):
+    """A speculative block grew past the speculation limit (replayed, never reported)."""
 
 
 def on_big_stack(fn: Callable[[], Any]) -> Any:
@@ -81,6 +112,14 @@ class Executor:
         self.functions = {f.name: f for f in prog.functions}
         self.globals: dict[str, Any] = {}
         self.launches: Counter[str] = Counter()
+        #: evaluating a ``fast`` block of ``speculate`` (nested ones do not replay)
+        self._speculating = False
+        #: replaying after a recursion too deep: every ``speculate`` takes its ``slow`` block
+        self._replaying = False
+        #: speculative blocks that failed and were replayed (by the error that stopped them)
+        self.replays: Counter[str] = Counter()
+        #: the largest batched context speculated on
+        self.speculation_limit = SPECULATION_LIMIT
         prepare = getattr(runner, "prepare", None)
         if prepare is not None:
             prepare(prog)
@@ -141,9 +180,47 @@ class Executor:
 
     _bind = bind   # the name the driver used before the executor was split out
 
-    def _fail(self, loc: Optional[str], message: str) -> None:
+    def _fail(self, loc: Optional[Loc], message: str) -> None:
         self.runner.sync()          # an earlier kernel's error comes first
         raise LcuRuntimeError(loc, message)
+
+    def _speculate(self, e: ir.Speculate, env: dict[str, Any]) -> Any:
+        """``speculate fast else replay slow`` (see the module docstring)."""
+        if self._replaying:
+            return self.exp(e.slow, env)
+        big = int(self.exp(e.size, env)) > self.speculation_limit
+        if self._speculating:
+            if big:
+                raise _GiveUp()
+            return self.exp(e.fast, env)     # the outermost speculation replays a failure
+        if big:
+            self.replays["too large"] += 1
+            return self.exp(e.slow, env)
+        r = self.runner
+        r.sync()                             # an earlier kernel's error is not speculative
+        failed = None
+        self._speculating = True
+        try:
+            v = self.exp(e.fast, env)
+            r.sync()                         # errors of the kernels launched in ``fast``
+            return v
+        except LcuRuntimeError as err:
+            failed = err.message
+        except RecursionError:
+            failed = MSG_RECURSION           # (the traceback's frames are freed on leaving)
+        except _GiveUp:
+            failed = "too large"
+        finally:
+            self._speculating = False
+        r.discard_errors()
+        self.replays[failed] += 1
+        if failed not in (MSG_RECURSION, "too large"):
+            return self.exp(e.slow, env)
+        self._replaying = True
+        try:
+            return self.exp(e.slow, env)
+        finally:
+            self._replaying = False
 
     def exp(self, e: ir.Exp, env: dict[str, Any]) -> Any:
         """Evaluate a CPU-level expression."""
@@ -161,6 +238,8 @@ class Executor:
             return self._call(self.functions[e.func], [self.exp(a, env) for a in e.args])
         if isinstance(e, ir.If):
             return self.exp(e.then if bool(self.exp(e.cond, env)) else e.else_, env)
+        if isinstance(e, ir.Speculate):
+            return self._speculate(e, env)
         if isinstance(e, ir.Const):
             from .values import scalar
             return scalar(e.value, e.ty)

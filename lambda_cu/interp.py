@@ -61,6 +61,7 @@ from typing import Any, Callable, Optional, Sequence
 import numpy as np
 
 from . import ir
+from .loc import Loc
 from .prims import COMMUTATIVE, PRIMS
 from .types import (INT, BoolT, CharT, FloatT, IntT, SegDesT, TupleT, Type, UnitT, VecT,
                     flat_components)
@@ -86,7 +87,7 @@ def _dt(x: Any) -> np.dtype:
     return x.dtype if hasattr(x, "dtype") else np.asarray(x).dtype
 
 
-def _nonzero_divisor(b: Any, loc: Optional[str], quiet: bool) -> Any:
+def _nonzero_divisor(b: Any, loc: Optional[Loc], quiet: bool) -> Any:
     z = b == 0
     if np.any(z):
         if not quiet:
@@ -222,7 +223,7 @@ for _name, _f in _UNARY_F.items():
 assert set(_PRIM_IMPL) == set(PRIMS), set(PRIMS) ^ set(_PRIM_IMPL)
 
 
-def apply_prim(op: str, args: Sequence[Any], ty: Optional[Type] = None, loc: Optional[str] = None,
+def apply_prim(op: str, args: Sequence[Any], ty: Optional[Type] = None, loc: Optional[Loc] = None,
                quiet: bool = False) -> Any:
     """Apply a primitive to runtime scalars or equal-length arrays (``quiet``: never raise)."""
     with np.errstate(all="ignore"):
@@ -641,7 +642,7 @@ def _init(s: ir.Soac, kenv: dict[str, Any]) -> list[Any]:
     return out
 
 
-def _check_permutation(target: np.ndarray, n: int, loc: Optional[str]) -> None:
+def _check_permutation(target: np.ndarray, n: int, loc: Optional[Loc]) -> None:
     if target.shape[0] and (target.min() < 0 or target.max() >= n):
         raise LcuRuntimeError(loc, MSG_PERMUTE)
     if target.shape[0] and np.bincount(target, minlength=n).max() > 1:
@@ -810,7 +811,7 @@ class NumpyRunner:
         return a
 
     @staticmethod
-    def make_sd(lengths: np.ndarray, loc: Optional[str]) -> SegDes:
+    def make_sd(lengths: np.ndarray, loc: Optional[Loc]) -> SegDes:
         if lengths.shape[0] and lengths.min() < 0:
             raise LcuRuntimeError(loc, MSG_NEG_LENGTH)
         sd = SegDes(lengths)
@@ -832,12 +833,16 @@ class NumpyRunner:
         return coerce(v, ty)
 
     @staticmethod
-    def host_prim(op: str, args: list, ty: Optional[Type], loc: Optional[str]) -> Any:
+    def host_prim(op: str, args: list, ty: Optional[Type], loc: Optional[Loc]) -> Any:
         return _norm(_PRIM_IMPL[op](*args, ty, loc, False))
 
     @staticmethod
     def sync() -> None:
         pass
+
+    @staticmethod
+    def discard_errors() -> None:
+        """Nothing to forget: every error was raised where it happened."""
 
 
 _INT32_MAX = 2**31 - 1

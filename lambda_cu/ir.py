@@ -32,6 +32,9 @@ Shared by the CPU and the GPU level:
 ``PrimOp(op, args, ty, loc)``  a scalar primitive of ``lambda_cu.prims`` (``ty``: result integer
                          type of the int conversions; ``loc``: source location reported if the
                          operation fails, e.g. an integer division by zero).
+
+Every ``loc`` field is a :class:`lambda_cu.loc.Loc` (the front end's source range) or ``None``;
+``Check``/``Error`` print theirs as a string, ``"?"`` for ``None``.
 ``Length(vec, ity)``     ``#vec``, the number of elements of a vector, as an ``ity`` integer
                          (default ``int``).  At the GPU level ``vec`` is a ``Var`` in ``using`` or
                          a ``SegVec``; at the CPU level any vector-valued expression.
@@ -82,8 +85,20 @@ CPU level only:
                          operations that are sequential or stateful by nature.  Its arguments
                          and result are CPU values of the declared types; it may have effects,
                          so passes never remove, duplicate or reorder it.
+``Speculate(size, fast, slow)``  ``speculate (size) blk else replay blk``: evaluates the Block
+                         ``fast``; if it raises a NESL runtime error (an ``LcuRuntimeError``, a
+                         kernel's error included, or a recursion too deep), its results are
+                         discarded and the Block ``slow`` is evaluated instead; both have the
+                         same type.  ``size`` (an int) is the largest context ``fast`` makes a
+                         batched call in: the executor bounds the speculation with it (a
+                         ``fast`` block whose work grows past the bound is given up, as failed).
+                         The flattener's *speculative batching*: ``fast`` makes sibling calls
+                         of a function that may fail (but has no effect) as one batched call,
+                         ``slow`` makes them one after the other, in source order, so a failure
+                         reports the error the source order raises first.  ``fast`` must have
+                         no effect; each Block is a control region of its own (as a branch).
 
-Normal form produced by flattening: ``Run``, ``Call`` and ``If`` appear as the right-hand side of
+Normal form produced by flattening: ``Run``, ``Call``, ``If`` and ``Speculate`` appear as the right-hand side of
 a ``Bind`` or as the result of a ``Block``, so that the fusion pass sees every kernel launch as a
 binding of its control region.
 
@@ -170,6 +185,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar, Iterable, Optional, Union
 
+from .loc import Loc
 from .types import (BOOL, CHAR, FLOAT, INT, UNIT, BoolT, CharT, FloatT, IntT, Type, UnitT,
                     is_base)
 
@@ -290,7 +306,7 @@ class PrimOp(Exp):
     op: str
     args: tuple[Exp, ...]
     ty: Optional[Type] = None
-    loc: Optional[str] = None
+    loc: Optional[Loc] = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "args", _tup(self.args))
@@ -330,7 +346,7 @@ class Index(Exp):
 
     vec: Exp
     idx: Exp
-    loc: Optional[str] = None
+    loc: Optional[Loc] = None
 
 
 @dataclass(frozen=True)
@@ -432,7 +448,7 @@ class MakeSegDes(Exp):
     """``make_sd(lengths)``: segment descriptor from an int vector of segment lengths."""
 
     lengths: Exp
-    loc: Optional[str] = None
+    loc: Optional[Loc] = None
 
 
 @dataclass(frozen=True)
@@ -440,7 +456,7 @@ class Check(Exp):
     """``check(cond, loc, message)`` : unit — runtime assertion on the host."""
 
     cond: Exp
-    loc: str
+    loc: Optional[Loc]
     message: str
 
 
@@ -449,8 +465,18 @@ class Error(Exp):
     """``error : ty (loc, message)`` — unconditional runtime error of any type."""
 
     ty: Type
-    loc: str
+    loc: Optional[Loc]
     message: str
+
+
+@dataclass(frozen=True)
+class Speculate(Exp):
+    """``speculate fast else replay slow``: ``fast``, or ``slow`` if ``fast`` fails (see the
+    module docstring)."""
+
+    size: Exp
+    fast: Block
+    slow: Block
 
 
 @dataclass(frozen=True)
@@ -460,7 +486,7 @@ class Extern(Exp):
     name: str
     args: tuple[Exp, ...]
     ty: Type
-    loc: Optional[str] = None
+    loc: Optional[Loc] = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "args", _tup(self.args))
@@ -529,7 +555,7 @@ class Permute(Soac):
     f: Thunk
     idx: Thunk
     size: Exp
-    loc: Optional[str] = None
+    loc: Optional[Loc] = None
     NAME: ClassVar[str] = "PERMUTE"
     THUNK_FIELDS: ClassVar[tuple[str, ...]] = ("f", "idx")
 
@@ -542,7 +568,7 @@ class Scatter(Soac):
     f: Thunk
     idx: Thunk
     size: Exp
-    loc: Optional[str] = None
+    loc: Optional[Loc] = None
     NAME: ClassVar[str] = "SCATTER"
     THUNK_FIELDS: ClassVar[tuple[str, ...]] = ("f", "idx")
 
@@ -685,7 +711,7 @@ class SegPermute(Soac):
     f: Thunk
     idx: Thunk
     sd: Exp
-    loc: Optional[str] = None
+    loc: Optional[Loc] = None
     NAME: ClassVar[str] = "SEG_PERMUTE"
     SEGMENTED: ClassVar[bool] = True
     THUNK_FIELDS: ClassVar[tuple[str, ...]] = ("f", "idx")
@@ -830,6 +856,10 @@ def _fv(e: Exp, bound: frozenset[str], out: dict[str, None]) -> None:
         _fv(e.cond, bound, out)
         _fv(e.then, bound, out)
         _fv(e.else_, bound, out)
+    elif isinstance(e, Speculate):
+        _fv(e.size, bound, out)
+        _fv(e.fast, bound, out)
+        _fv(e.slow, bound, out)
     elif isinstance(e, Let):
         _fv(e.rhs, bound, out)
         _fv(e.body, bound | {v.name for v in e.vars}, out)
@@ -887,6 +917,8 @@ def kernel_runs(e: Exp) -> tuple[Run, ...]:
             go(x.result)
         elif isinstance(x, If):
             go(x.cond); go(x.then); go(x.else_)
+        elif isinstance(x, Speculate):
+            go(x.size); go(x.fast); go(x.slow)
         elif isinstance(x, Tuple):
             for y in x.elems:
                 go(y)
@@ -942,7 +974,7 @@ def const(value: object, ty: Optional[Type] = None) -> Const:
     return Const(value, ty)
 
 
-def prim(op: str, *args: Exp, ty: Optional[Type] = None, loc: Optional[str] = None) -> PrimOp:
+def prim(op: str, *args: Exp, ty: Optional[Type] = None, loc: Optional[Loc] = None) -> PrimOp:
     return PrimOp(op, tuple(args), ty, loc)
 
 
@@ -964,7 +996,7 @@ UNIT_CONST = Const(None, UNIT)
 
 __all__ = [
     "Node", "Exp", "Var", "Param", "Const", "Tuple", "Proj", "PrimOp", "SegVec", "Length", "Index",
-    "If", "Let", "Bind", "Block", "Run", "Call", "VecLit", "MakeSegDes", "Check", "Error", "Extern",
+    "If", "Let", "Bind", "Block", "Run", "Call", "VecLit", "MakeSegDes", "Check", "Error", "Extern", "Speculate",
     "Thunk",
     "Soac", "Map", "Permute", "Scatter", "Reduce", "Scan", "Filter", "Partition", "Once", "Rank",
     "SegReduce", "SegScan", "SegFilter", "SegPartition", "SegPermute", "SegRank", "SOAC_CLASSES",

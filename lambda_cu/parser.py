@@ -26,7 +26,10 @@ What the printed form does not show, and how the parser fills it in
   ``PrimOp``, ``Index``, ``MakeSegDes``, ``Extern``, ``Permute``, ``Scatter`` and ``SegPermute``
   (parsed as ``None``); the width ``ity`` of ``Length`` and ``SegVec`` (parsed as ``int``); the
   width of an integer ``Const`` (parsed as ``int``); a ``PrimOp.ty`` equal to ``int`` (printed
-  like ``None``, parsed as ``None``); ``None`` strings of ``Check``/``Error`` (printed ``""``).
+  like ``None``, parsed as ``None``); a ``None`` message of ``Check``/``Error`` (printed ``""``),
+  the end of a ``Check``/``Error`` location whose end is ``(0, 0)`` (printed without it, read
+  back ending at its start).  The locations of ``Check`` and ``Error`` are printed
+  (``printer.loc_text``) and read back into a ``lambda_cu.loc.Loc`` (``?``: ``None``).
   Ambiguous prints are read one way: ``-3`` is the constant -3 (not ``neg`` of 3), ``(e)`` is
   ``e`` (not a one-tuple), ``()`` the unit constant (not the empty tuple), ``code_char(n)`` the primitive applied to
   ``n`` (the printer also writes an unprintable or white-space character constant that way;
@@ -44,6 +47,7 @@ import re
 from typing import Callable, Optional
 
 from . import ir
+from .loc import Loc
 from .prims import INFIX, PREFIX, PRIMS
 from .types import (BOOL, CHAR, FLOAT, INT, INT64, SD, UNIT, IntT, TupleT, Type, VecT,
                     flat_components, tuple_of)
@@ -72,6 +76,8 @@ _TOKEN_RE = re.compile(r"""
 """, re.VERBOSE)
 
 _INT_RE = re.compile(r"\d+")
+#: a printed location (``Loc.range_str``); the file name may itself contain colons
+_LOC_RE = re.compile(r"(?P<file>.*):(?P<line>\d+):(?P<col>\d+)(?:-(?P<end_line>\d+):(?P<end_col>\d+))?")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -130,7 +136,8 @@ _SEGVEC = {"seg_" + f: f for f in ir.SegVec.FIELDS}
 _BASE_TYPES = {"int": INT, "int64": INT64, "float": FLOAT, "bool": BOOL, "char": CHAR,
                "unit": UNIT, "sd": SD}
 _KEYWORDS = frozenset({"let", "in", "if", "then", "else", "return", "kernel", "function", "using",
-                       "run", "extern", "error", "check", "make_sd", "true", "false"})
+                       "run", "extern", "error", "check", "make_sd", "true", "false",
+                       "speculate", "replay"})
 
 
 class _Parser:
@@ -191,6 +198,21 @@ class _Parser:
             raise self.fail(f"expected a string, found {self._desc(t)}")
         self.i += 1
         return re.sub(r"\\(.)", r"\1", t.text[1:-1])
+
+    def loc(self) -> Optional[Loc]:
+        """The location string of a ``check``/``error`` as the printer writes it
+        (``printer.loc_text``): ``FILE:LINE:COL``, ``FILE:LINE:COL-END_LINE:END_COL`` or ``?``."""
+        t = self.tok
+        text = self.string()
+        if text == "?":
+            return None
+        m = _LOC_RE.fullmatch(text)
+        if m is None:
+            raise self.fail(f"expected a location FILE:LINE:COL[-LINE:COL] or \"?\", found {text!r}", t)
+        line, col = int(m["line"]), int(m["col"])
+        if m["end_line"] is None:
+            return Loc.point(m["file"], line, col)
+        return Loc(m["file"], line, col, int(m["end_line"]), int(m["end_col"]))
 
     def comma_list(self, item: Callable[[], object], close: str) -> list:
         out: list = []
@@ -388,6 +410,14 @@ class _Parser:
             then = self.exp()
             self.expect("else")
             return ir.If(cond, then, self.exp())
+        if self.accept("speculate"):
+            self.expect("(", "before the size of 'speculate'")
+            size = self.exp()
+            self.expect(")", "after the size of 'speculate'")
+            fast = self.block()
+            self.expect("else", "after the block of 'speculate'")
+            self.expect("replay", "after 'else' of 'speculate'")
+            return ir.Speculate(size, fast, self.block())
         if self.at("let"):
             self.i += 1
             vs = self.var_group()
@@ -406,7 +436,7 @@ class _Parser:
             return ir.VecLit(tuple(elems), vt.elem)
         if self.accept("error"):
             self.expect("(")
-            loc = self.string()
+            loc = self.loc()
             self.expect(",")
             msg = self.string()
             self.expect(")")
@@ -524,7 +554,7 @@ class _Parser:
             self.expect("(")
             cond = self.exp()
             self.expect(",")
-            loc = self.string()
+            loc = self.loc()
             self.expect(",")
             msg = self.string()
             self.expect(")")
@@ -720,6 +750,11 @@ class _Widths:
                 inner.update({p.name: p.ty for p in b.params})
             res, rt = self.fix(e.result, inner, want)
             return ir.Block(tuple(binds), res), rt
+        if isinstance(e, ir.Speculate):
+            size, _ = self.fix(e.size, env)
+            fast, ft = self.fix(e.fast, env, want)
+            slow, st = self.fix(e.slow, env, want)
+            return ir.Speculate(size, fast, slow), (ft if ft not in (_FLEX, None) else st)
         if isinstance(e, ir.Run):
             k = self.kernels.get(e.kernel)
             wants = [p.ty for p in k.params] if k and len(k.params) == len(e.args) else [None] * len(e.args)
@@ -839,8 +874,9 @@ _LOC_NODES = (ir.PrimOp, ir.Index, ir.MakeSegDes, ir.Extern, ir.Permute, ir.Scat
 def strip_unprinted(node):
     """``node`` with the information the printer does not show reset to what the parser gives
     back (see the module docstring): locations to ``None``, ``Length``/``SegVec`` widths to
-    ``int``, a ``PrimOp.ty`` of ``int`` to ``None``, ``None`` strings
-    of ``Check``/``Error`` to ``""``, one-tuples to their element, the empty tuple and ``neg``
+    ``int``, a ``PrimOp.ty`` of ``int`` to ``None``, a ``None`` message
+    of ``Check``/``Error`` to ``""`` and a location of theirs ending at ``(0, 0)`` to the point
+    at its start, one-tuples to their element, the empty tuple and ``neg``
     of a literal to constants, a character constant printed ``code_char(n)`` to the primitive."""
     if isinstance(node, tuple):
         return tuple(strip_unprinted(x) for x in node)
@@ -854,7 +890,9 @@ def strip_unprinted(node):
     if isinstance(node, ir.PrimOp) and kw["ty"] == INT:
         kw["ty"] = None
     if isinstance(node, (ir.Check, ir.Error)):
-        kw["loc"] = kw["loc"] or ""
+        loc = kw["loc"]
+        if loc is not None and (loc.end_line, loc.end_col) == (0, 0):
+            kw["loc"] = Loc.point(loc.file, loc.line, loc.col)   # printed without its end
         kw["message"] = kw["message"] or ""
     out = type(node)(**kw)
     if isinstance(out, ir.Const) and out.ty == CHAR and (not out.value.isprintable()

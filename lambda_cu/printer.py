@@ -27,6 +27,7 @@ from __future__ import annotations
 from typing import Optional
 
 from . import ir
+from .loc import Loc
 from .prims import INFIX, PREFIX
 from .types import CharT, FloatT, IntT, BoolT, UnitT, Type, type_str, INT
 
@@ -197,6 +198,9 @@ class _Printer:
             t = self.exp(e.then, _P_LOW + 1, ind) if not isinstance(e.then, ir.Block) else self.block(e.then, ind)
             f = self.exp(e.else_, _P_LOW, ind) if not isinstance(e.else_, ir.Block) else self.block(e.else_, ind)
             return f"if {c} then {t} else {f}", _P_LOW
+        if isinstance(e, ir.Speculate):
+            return (f"speculate ({self.exp(e.size, _P_LOW, ind)}) {self.block(e.fast, ind)} "
+                    f"else replay {self.block(e.slow, ind)}", _P_LOW)
         if isinstance(e, ir.Let):
             vs = self.var_group(e.vars)
             return f"let {vs} = {self.exp(e.rhs, _P_LOW, ind)} in {self.exp(e.body, _P_LOW, ind)}", _P_LOW
@@ -212,10 +216,10 @@ class _Printer:
         if isinstance(e, ir.MakeSegDes):
             return f"make_sd({self.exp(e.lengths, _P_LOW, ind)})", _P_ATOM
         if isinstance(e, ir.Check):
-            return (f"check({self.exp(e.cond, _P_LOW, ind)}, {_qstr(e.loc)}, {_qstr(e.message)})",
+            return (f"check({self.exp(e.cond, _P_LOW, ind)}, {_qstr(loc_text(e.loc))}, {_qstr(e.message)})",
                     _P_ATOM)
         if isinstance(e, ir.Error):
-            return f"error({_qstr(e.loc)}, {_qstr(e.message)}) : {type_str(e.ty)}", _P_LOW
+            return f"error({_qstr(loc_text(e.loc))}, {_qstr(e.message)}) : {type_str(e.ty)}", _P_LOW
         if isinstance(e, ir.Extern):
             args = ", ".join(self.exp(a, _P_LOW, ind) for a in e.args)
             return f"extern {e.name} ({args}) : {type_str(e.ty)}", _P_LOW
@@ -255,8 +259,14 @@ def const_str(c: ir.Const) -> str:
     raise TypeError(f"not a constant type: {t}")
 
 
+def loc_text(loc: Optional[Loc]) -> str:
+    """How ``check``/``error`` print a location: ``FILE:LINE:COL`` or ``FILE:LINE:COL-EL:EC``
+    (``Loc.range_str``), ``?`` for none (read back by ``lambda_cu.parser``)."""
+    return "?" if loc is None else loc.range_str()
+
+
 def _qstr(s: Optional[str]) -> str:
     return '"' + (s or "").replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-__all__ = ["pretty", "const_str"]
+__all__ = ["pretty", "const_str", "loc_text"]

@@ -94,12 +94,12 @@ from __future__ import annotations
 
 import io
 import os
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from nessie.convert import (RESULT_FORMATS, ArgTypeError, ArgValueError, Mismatch, PyConv,
                              Segmented, TypeOf, Unifier, datatypes, describe, leaves_to_value,
                              value_to_leaves)
-from nessie.diagnostics import RuntimeNeslError, Span
+from nessie.diagnostics import CompileError, CompileErrors, RuntimeNeslError, with_sources
 from nessie.interp.values import DataVal, pair
 from nessie.types import typed_ast as T
 from nessie.types.types import (INT, CLASS_MEMBERS, Namer, Scheme, TBase, TFun, TPair, TVar,
@@ -187,7 +187,7 @@ class Function:
         fd = self.fundef
         lines = [f"NESL function {self.name}({', '.join(self.params)})", "",
                  f"    {self.signature}", ""]
-        doc = fd.doc or doc_comment(fd.span)
+        doc = fd.doc or doc_comment(fd.span, self._module.sources)
         lines.append(doc if doc else "(no documentation: write a % comment % just before the "
                                      "definition)")
         if fd.span is not None:
@@ -345,10 +345,13 @@ class Module:
         self.filename = filename
         self.int_bits = 64 if int64 else 32
         self._stdout = stdout
-        self.typed = run_deep(lambda: typecheck(parse_text(text, filename)))
+        prog = run_deep(lambda: parse_text(text, filename))
+        #: file name -> text of the program and of the files it loads (for messages)
+        self.sources = prog.sources
+        self.typed = self._sourced(lambda: run_deep(lambda: typecheck(prog)))
         bad = int_literal_errors(self.typed.items, self.int_bits)
         if bad:
-            raise CompileErrors(bad)
+            raise CompileErrors(bad, self.sources)
         self._datadefs = {it.name: it for it in self.typed.items if isinstance(it, T.DataDef)}
         self._fundefs = {it.name: it for it in self.typed.items if isinstance(it, T.FunDef)}
         self._conv = PyConv(self._datadefs, self.int_bits)
@@ -365,13 +368,13 @@ class Module:
         self.launches = None
         self._ran = run_toplevel
         if backend == "interp":
-            self._setup_interp(run_toplevel)
+            self._sourced(lambda: self._setup_interp(run_toplevel))
         else:
             for it in self.typed.items:
                 if isinstance(it, (T.FunDef, T.DataDef)):
                     self._mono.add(it)
             if run_toplevel:
-                self._run_lcu_toplevel()
+                self._sourced(self._run_lcu_toplevel)
 
     # ---------------------------------------------------------------- introspection
     @property
@@ -607,7 +610,7 @@ class Module:
         try:
             res = interp.runner.to_host(interp.call(fname, *leaves))
         except LI.LcuRuntimeError as err:
-            raise RuntimeNeslError(Span.from_loc(err.location), err.message) from None
+            raise RuntimeNeslError(err.location, err.message) from None
         finally:
             try:
                 rt.out.stream.flush()
@@ -621,8 +624,16 @@ class Module:
     def _call(self, fn: Function, fun: TFun, ground: list, args: list,
               fmt: str = "python") -> Any:
         if self.backend == "interp":
-            return self._call_interp(fn, fun, args, fmt)
-        return self._call_lcu(fn, fun, args, fmt)
+            return self._sourced(lambda: self._call_interp(fn, fun, args, fmt))
+        return self._sourced(lambda: self._call_lcu(fn, fun, args, fmt))
+
+    def _sourced(self, thunk: Callable[[], Any]) -> Any:
+        """``thunk()``; a NESL error it raises is given the program's source texts, so that
+        its ``format()`` quotes the line."""
+        try:
+            return thunk()
+        except (RuntimeNeslError, CompileError, CompileErrors) as e:
+            raise with_sources(e, self.sources)
 
 
 def _fused(flat):

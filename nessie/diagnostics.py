@@ -1,15 +1,20 @@
 """Source locations and compiler diagnostics shared by every Nessie stage.
 
 A :class:`Span` is a 1-based ``(file, line, col, end_line, end_col)`` range (``end_col`` is the
-column of the last character, inclusive).  Errors carry a span and a message and are formatted
-exactly as::
+column of the last character, inclusive): the one location value of every stage,
+``lambda_cu.loc.Loc``, re-exported here under the front end's name.  Errors carry a span and a
+message and are formatted exactly as::
 
     FILE:LINE:COL: error: MESSAGE
         <the source line>
         <spaces>^~~~
 
-The source text of every parsed file is remembered in :data:`SOURCES` (filled by the parser), so
-errors can quote the offending line without the caller passing the text around.
+The source texts are values, never a registry of the process: a parse records the text of every
+file it reads (the main one and those it loads) in its :class:`Diagnostics` (``sources``, file
+name -> text), the parsed program keeps them (``ast.Program.sources``, ``driver.Compiled``), and an
+error leaving a compilation or a run is given them on its way out (:func:`with_sources`: the
+passes, the driver, the REPL and the API do it), so that ``err.format()`` quotes the line.
+``format`` also takes the text, or a mapping of texts, explicitly.
 
 Exceptions:
 
@@ -23,74 +28,30 @@ Exceptions:
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Iterable, Optional
+from typing import Iterable, Mapping, Optional, Union
+
+from lambda_cu.loc import Loc
 
 __all__ = [
-    "Span", "NO_SPAN", "SOURCES", "register_source", "CompileError", "CompileErrors",
+    "Span", "Loc", "NO_SPAN", "Sources", "with_sources", "CompileError", "CompileErrors",
     "Diagnostics", "RuntimeNeslError", "InternalError", "format_error",
 ]
 
-#: file name -> source text, filled by the parser so messages can quote lines.
-SOURCES: dict[str, str] = {}
+#: what a message quotes its line from: the text of the error's file, or file name -> text
+Sources = Union[str, Mapping[str, str]]
 
 
-def register_source(filename: str, text: str) -> None:
-    SOURCES[filename] = text
-
-
-@dataclass(frozen=True, order=True)
-class Span:
-    file: str
-    line: int
-    col: int
-    end_line: int
-    end_col: int
-
-    def merge(self, other: Optional["Span"]) -> "Span":
-        """The smallest span covering ``self`` and ``other`` (same file assumed)."""
-        if other is None:
-            return self
-        start = min((self.line, self.col), (other.line, other.col))
-        end = max((self.end_line, self.end_col), (other.end_line, other.end_col))
-        return Span(self.file, start[0], start[1], end[0], end[1])
-
-    def __str__(self) -> str:
-        return f"{self.file}:{self.line}:{self.col}"
-
-    def loc(self) -> str:
-        """The span as the location string of a λcu node: ``FILE:LINE:COL`` and, when the span
-        is longer than its start, ``-END_LINE:END_COL`` (read back by :meth:`from_loc`, so a
-        compiled backend's runtime error underlines what the interpreter's does)."""
-        if (self.end_line, self.end_col) in ((self.line, self.col), (0, 0)):
-            return str(self)
-        return f"{self}-{self.end_line}:{self.end_col}"
-
-    @staticmethod
-    def from_loc(loc: Optional[str]) -> Optional["Span"]:
-        """The span of a location string of :meth:`loc`'s forms; None if it is not one."""
-        if not loc:
-            return None
-        head, _, end = loc.rpartition("-")
-        if head and ":" in end and end.replace(":", "").isdigit():
-            try:
-                file, line, col = head.rsplit(":", 2)
-                el, ec = end.split(":")
-                return Span(file, int(line), int(col), int(el), int(ec))
-            except ValueError:
-                pass
-        try:
-            file, line, col = loc.rsplit(":", 2)
-            return Span(file, int(line), int(col), int(line), int(col))
-        except ValueError:
-            return None
+#: the source location value, defined in λcu (below the front end) so that every stage and
+#: backend carries the same value: ``(file, line, col, end_line, end_col)``, ``str`` gives
+#: ``FILE:LINE:COL``
+Span = Loc
 
 
 NO_SPAN = Span("<unknown>", 0, 0, 0, 0)
 
 
-def _source_line(span: Span, source: Optional[str]) -> Optional[str]:
-    text = source if source is not None else SOURCES.get(span.file)
+def _source_line(span: Span, source: Optional[Sources]) -> Optional[str]:
+    text = source if source is None or isinstance(source, str) else source.get(span.file)
     if text is None or span.line <= 0:
         return None
     lines = text.split("\n")
@@ -99,9 +60,10 @@ def _source_line(span: Span, source: Optional[str]) -> Optional[str]:
     return lines[span.line - 1].rstrip("\r")
 
 
-def format_error(span: Optional[Span], message: str, source: Optional[str] = None,
+def format_error(span: Optional[Span], message: str, source: Optional[Sources] = None,
                  kind: str = "error") -> str:
-    """``FILE:LINE:COL: error: MESSAGE`` plus the quoted source line and a caret line."""
+    """``FILE:LINE:COL: error: MESSAGE`` plus the quoted source line and a caret line (when
+    ``source``, the text of the span's file or a mapping file name -> text, has it)."""
     if span is None or span.line <= 0:
         where = span.file if span is not None else "<unknown>"
         return f"{where}: {kind}: {message}"
@@ -133,16 +95,38 @@ def format_error(span: Optional[Span], message: str, source: Optional[str] = Non
 MAX_QUOTED_LINE = 160
 
 
+def _texts(err: Exception, source: Optional[Sources]) -> Sources:
+    """What ``err.format(source)`` quotes from: ``source`` if it is one text, else the texts
+    given to the error (:func:`with_sources`) updated with those of ``source``."""
+    if isinstance(source, str):
+        return source
+    own = getattr(err, "sources", None) or {}
+    return {**own, **source} if source else own
+
+
+def with_sources(err: Exception, sources: Optional[Mapping[str, str]]) -> Exception:
+    """Give ``err`` (a :class:`CompileError`, :class:`CompileErrors` or
+    :class:`RuntimeNeslError`) the source texts ``sources`` (file name -> text) for its message;
+    texts it already has win (they are those of the compilation that raised it).  Returns
+    ``err``, to be re-raised."""
+    if sources:
+        err.sources = {**sources, **(getattr(err, "sources", None) or {})}
+    return err
+
+
 class CompileError(Exception):
     """A located compile-time error."""
+
+    #: file name -> source text, for the quoted line (see :func:`with_sources`)
+    sources: Mapping[str, str] = {}
 
     def __init__(self, span: Optional[Span], message: str):
         super().__init__(message)
         self.span = span
         self.message = message
 
-    def format(self, source: Optional[str] = None) -> str:
-        return format_error(self.span, self.message, source)
+    def format(self, source: Optional[Sources] = None) -> str:
+        return format_error(self.span, self.message, _texts(self, source))
 
     def __str__(self) -> str:
         if self.span is None:
@@ -153,12 +137,16 @@ class CompileError(Exception):
 class CompileErrors(Exception):
     """Several compile errors, in source order (as reported)."""
 
-    def __init__(self, errors: Iterable[CompileError]):
+    def __init__(self, errors: Iterable[CompileError],
+                 sources: Optional[Mapping[str, str]] = None):
         self.errors = list(errors)
+        #: file name -> source text of the compilation (see :func:`with_sources`)
+        self.sources: Mapping[str, str] = dict(sources or {})
         super().__init__("\n".join(str(e) for e in self.errors))
 
-    def format(self) -> str:
-        return "\n".join(e.format() for e in self.errors)
+    def format(self, source: Optional[Sources] = None) -> str:
+        texts = _texts(self, source)
+        return "\n".join(e.format(texts) for e in self.errors)
 
     def __str__(self) -> str:
         return "\n".join(str(e) for e in self.errors)
@@ -169,6 +157,8 @@ class Diagnostics:
 
     def __init__(self) -> None:
         self.errors: list[CompileError] = []
+        #: file name -> text of every file parsed with this collector (the parser fills it)
+        self.sources: dict[str, str] = {}
 
     def error(self, span: Optional[Span], message: str) -> CompileError:
         err = CompileError(span, message)
@@ -191,12 +181,13 @@ class Diagnostics:
     def __len__(self) -> int:
         return len(self.errors)
 
-    def format(self) -> str:
-        return "\n".join(e.format() for e in self.errors)
+    def format(self, source: Optional[Sources] = None) -> str:
+        texts = source if isinstance(source, str) else {**self.sources, **(source or {})}
+        return "\n".join(e.format(texts) for e in self.errors)
 
     def raise_if_errors(self) -> None:
         if self.errors:
-            raise CompileErrors(self.errors)
+            raise CompileErrors(self.errors, self.sources)
 
 
 class RuntimeNeslError(Exception):
@@ -207,6 +198,8 @@ class RuntimeNeslError(Exception):
     """
 
     PREFIX = "RUNTIME ERROR: "
+    #: file name -> source text, for the quoted line (see :func:`with_sources`)
+    sources: Mapping[str, str] = {}
 
     def __init__(self, span: Optional[Span], message: str):
         if not message.startswith(self.PREFIX):
@@ -215,8 +208,8 @@ class RuntimeNeslError(Exception):
         self.span = span
         self.message = message
 
-    def format(self, source: Optional[str] = None) -> str:
-        return format_error(self.span, self.message, source) \
+    def format(self, source: Optional[Sources] = None) -> str:
+        return format_error(self.span, self.message, _texts(self, source)) \
             if self.span is not None else self.message
 
     def __str__(self) -> str:

@@ -2,15 +2,16 @@
 
 ``doc_comment(span)`` is the ``% ... %`` comment (or several, separated only by white space)
 written just before the definition at ``span``; ``definition_text(span)`` is the definition's
-source, up to and including its terminating ``;`` (or ``$``).  Both read the text the parser
-registered in :data:`nessie.diagnostics.SOURCES` and return None when it is not available.
+source, up to and including its terminating ``;`` (or ``$``).  Both read the text given to them
+(``source``: the text of the span's file, or a mapping file name -> text such as
+``driver.Compiled.sources``) and return None when it does not have the span's file.
 """
 from __future__ import annotations
 
 import re
 from typing import Optional
 
-from nessie.diagnostics import SOURCES, Span
+from nessie.diagnostics import Sources, Span
 
 __all__ = ["comment_ranges", "doc_comment", "definition_text", "offset_of"]
 
@@ -68,12 +69,16 @@ def _dedent_comment(body: str) -> str:
     return "\n".join([first] + [ln[indent:] for ln in rest])
 
 
-def doc_comment(span: Optional[Span], text: Optional[str] = None) -> Optional[str]:
+def _text(span: Span, source: Optional[Sources]) -> Optional[str]:
+    return source if source is None or isinstance(source, str) else source.get(span.file)
+
+
+def doc_comment(span: Optional[Span], source: Optional[Sources] = None) -> Optional[str]:
     """The comment(s) just before the definition at ``span`` (only white space between them
     and the definition), without the ``%`` signs; None if there is none."""
     if span is None:
         return None
-    text = SOURCES.get(span.file) if text is None else text
+    text = _text(span, source)
     if text is None:
         return None
     start = offset_of(text, span.line, span.col)
@@ -89,11 +94,11 @@ def doc_comment(span: Optional[Span], text: Optional[str] = None) -> Optional[st
     return "\n".join(parts) if parts else None
 
 
-def definition_text(span: Optional[Span], text: Optional[str] = None) -> Optional[str]:
+def definition_text(span: Optional[Span], source: Optional[Sources] = None) -> Optional[str]:
     """The source of the definition at ``span`` through its terminating ``;`` or ``$``."""
     if span is None:
         return None
-    text = SOURCES.get(span.file) if text is None else text
+    text = _text(span, source)
     if text is None:
         return None
     start = offset_of(text, span.line, span.col)

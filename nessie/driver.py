@@ -10,19 +10,21 @@ compared byte for byte).  Every backend reports runtime errors as
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import Any, Optional, TextIO
 
-from nessie.diagnostics import RuntimeNeslError, Span
+from nessie.diagnostics import CompileError, CompileErrors, RuntimeNeslError, with_sources
 from nessie.types import typed_ast as T
 
 
 @dataclass(frozen=True)
 class Compiled:
-    """Front-end result: the typed program and its monomorphic instance."""
+    """Front-end result: the typed program and its monomorphic instance, and the source texts
+    (file name -> text: the file and those it loads) that messages quote."""
     filename: str
     typed: Any
     mono: Any
+    sources: dict = field(default_factory=dict, compare=False, repr=False)
 
 
 def compile_source(text: str, filename: str = "<input>") -> Compiled:
@@ -31,7 +33,7 @@ def compile_source(text: str, filename: str = "<input>") -> Compiled:
     expressions may nest ``MAX_EXPR_DEPTH`` deep."""
     from nessie import passes
     values = passes.run(text, passes.Options(filename), until="mono")
-    return Compiled(filename, values["typed"], values["mono"])
+    return Compiled(filename, values["typed"], values["mono"], values["ast"].sources)
 
 
 from nessie.types.literals import int_literal_errors  # noqa: E402  (re-exported)
@@ -39,10 +41,9 @@ from nessie.types.literals import int_literal_errors  # noqa: E402  (re-exported
 
 def check_int_literals(c: "Compiled", int_bits: int = 32) -> None:
     """Raise ``CompileErrors`` if a literal of the program does not fit ``int_bits``."""
-    from nessie.diagnostics import CompileErrors
     errors = int_literal_errors(c.typed.items, int_bits)
     if errors:
-        raise CompileErrors(errors)
+        raise CompileErrors(errors, c.sources)
 
 
 def compile_file(path: str) -> Compiled:
@@ -58,8 +59,11 @@ def semantics(int_bits: int = 32):
 def run_interp(c: Compiled, out: TextIO, *, int_bits: int = 32, print_length: int = 100) -> None:
     from nessie.interp.eval import run_program
     check_int_literals(c, int_bits)
-    run_program(c.mono, semantics(int_bits), out, typed=c.typed, print_length=print_length,
-                base_dir=os.path.dirname(os.path.abspath(c.filename)))
+    try:
+        run_program(c.mono, semantics(int_bits), out, typed=c.typed, print_length=print_length,
+                    base_dir=os.path.dirname(os.path.abspath(c.filename)))
+    except (RuntimeNeslError, CompileError, CompileErrors) as err:
+        raise with_sources(err, c.sources)
 
 
 def flatten(c: Compiled, *, int_bits: int = 32):
@@ -185,7 +189,7 @@ def run_lcu(c: Compiled, flat, out: TextIO, *, print_length: int = 100, check: b
     try:
         on_big_stack(go)
     except LI.LcuRuntimeError as err:
-        raise RuntimeNeslError(Span.from_loc(err.location), err.message) from None
-    except RuntimeNeslError:
-        raise
+        raise with_sources(RuntimeNeslError(err.location, err.message), c.sources) from None
+    except (RuntimeNeslError, CompileError, CompileErrors) as err:
+        raise with_sources(err, c.sources)
     return it

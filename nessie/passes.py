@@ -28,6 +28,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
+from nessie.diagnostics import CompileError, CompileErrors, RuntimeNeslError, with_sources
+
 
 @dataclass(frozen=True)
 class Options:
@@ -177,7 +179,13 @@ def run(text: str, options: Options = Options(), until: str = "mono",
             if p is last:
                 break
         return values
-    return run_deep(go)
+    try:
+        return run_deep(go)
+    except (CompileError, CompileErrors, RuntimeNeslError) as err:
+        # the source texts of this run, for the message's quoted line (a parse error has them)
+        ast = values.get("ast")
+        raise with_sources(err, ast.sources if ast is not None
+                           else {options.filename: text} if isinstance(text, str) else None)
 
 
 def show(name: str, value: Any) -> str:

@@ -54,8 +54,7 @@ import threading
 import traceback
 from typing import Any, Callable, Optional, TextIO
 
-from nessie.diagnostics import (CompileError, CompileErrors, Diagnostics, RuntimeNeslError,
-                                register_source)
+from nessie.diagnostics import CompileError, CompileErrors, Diagnostics, RuntimeNeslError
 
 PROMPT = "nessie> "
 CONTINUATION = "     .. "
@@ -236,6 +235,8 @@ class Session:
         self.rt = Runtime(Semantics(int_bits=int_bits), self.out, print_length=print_length)
         self.interp = Interpreter(self.rt)
         self.lines: list[str] = []        # every line read in the session (for messages)
+        #: file name -> text that messages quote: the session's lines, the files it loaded
+        self.sources: dict[str, str] = {}
         self.pending: list[str] = []      # lines of the unfinished input
         self._library_defined: set = set()  # library datatypes defined in the session
         self.quit = False
@@ -271,7 +272,7 @@ class Session:
             return True
         self.pending = []
         if errors:
-            self._error(CompileErrors(errors).format())
+            self._error(CompileErrors(errors).format(self.sources))
             return False
         if items:
             self.run_items(items)
@@ -286,7 +287,7 @@ class Session:
         self.pending = []
         items, errors = self._parse(text)
         if errors:
-            self._error(CompileErrors(errors).format())
+            self._error(CompileErrors(errors).format(self.sources))
         elif items:
             self.run_items(items)
 
@@ -300,7 +301,7 @@ class Session:
 
     # ------------------------------------------------------------------ parsing
     def _register(self) -> None:
-        register_source(self.filename, "\n".join(self.lines))
+        self.sources[self.filename] = "\n".join(self.lines)
 
     def _parse(self, text: str) -> tuple:
         from nessie.syntax import parse_items
@@ -308,7 +309,8 @@ class Session:
         try:
             items = parse_items(text, self.filename, diags)
         finally:
-            self._register()  # the parser registered only this input's lines
+            self.sources.update(diags.sources)   # the files the input loaded
+            self._register()  # the parser recorded only this input's lines
         return items, list(diags.errors)
 
     # ------------------------------------------------------------------ running
@@ -318,8 +320,10 @@ class Session:
         try:
             prog = parse_text(text, filename)
         except (CompileErrors, CompileError) as e:
-            self._error(e.format())
+            self.sources.update(e.sources)
+            self._error(e.format(self.sources))
             return False
+        self.sources.update(prog.sources)
         return self.run_items(prog.items)
 
     def run_items(self, items) -> bool:
@@ -340,7 +344,7 @@ class Session:
                 checked.append((typed, env))
         run_deep(check)
         if diags:
-            self._error(diags.format())
+            self._error(diags.format(self.sources))
             return False
         for typed, env_after in checked:
             if not self._run_typed(typed):
@@ -389,13 +393,13 @@ class Session:
             self._error(f"error: {e}")
         except RuntimeNeslError as e:
             self._restore_mono(snap)
-            self._error(e.format())
+            self._error(e.format(self.sources))
         except Interrupted:
             self._restore_mono(snap)
             self._error("Interrupted.")
         except (CompileErrors, CompileError) as e:  # e.g. a file builtin's located error
             self._restore_mono(snap)
-            self._error(e.format())
+            self._error(e.format(self.sources))
         except RecursionError:
             self._restore_mono(snap)
             self._error("error: recursion too deep")
@@ -484,7 +488,7 @@ class Session:
             lines.append(f"{key} : {scheme_to_str(scheme)}")
             fd = self._user_fundef(key) if key in self.env.functions else None
             if fd is not None:
-                doc = fd.doc or doc_comment(fd.span)
+                doc = fd.doc or doc_comment(fd.span, self.sources)
                 lines.append(doc if doc else "(no documentation: write a doc string, or a "
                                              "% comment % just before the definition)")
                 if fd.span is not None:
@@ -521,7 +525,7 @@ class Session:
         key = name.strip("`").lower()
         if key in self.env.functions:
             fd = self._user_fundef(key)
-            text = definition_text(fd.span) if fd is not None else None
+            text = definition_text(fd.span, self.sources) if fd is not None else None
             if text is None:
                 return f"{key}: a datatype constructor (no code)" if fd is None else \
                     f"{key}: its source is not available"
@@ -639,7 +643,6 @@ class Session:
         the top-level values it reads, run it on the backend, return the interpreter value."""
         from nessie import driver
         from nessie.convert import datatypes, leaves_to_value, value_to_leaves
-        from nessie.diagnostics import Span
         from nessie.flatten import FlattenUnsupported
         from nessie.mono import MonoProgram
         from nessie.types import typed_ast as T
@@ -700,7 +703,7 @@ class Session:
             out = [res] if n == 1 else list(res)
             host = [runner.to_host(x) for x in out]
         except LcuRuntimeError as err:
-            raise RuntimeNeslError(Span.from_loc(err.location), err.message) from None
+            raise RuntimeNeslError(err.location, err.message) from None
         except (RuntimeNeslError, KeyboardInterrupt, RecursionError, MemoryError):
             raise
         except Exception as e:  # noqa: BLE001 - the lowering or the device failed
@@ -803,7 +806,7 @@ class Session:
         try:
             print(self.type_of(arg, lineno, col), file=self.out)
         except (CompileErrors, CompileError) as e:
-            self._error(e.format())
+            self._error(e.format(self.sources))
         except Exception:  # noqa: BLE001 - poisoned names and the like
             self._error(f"error: cannot type {arg}")
 

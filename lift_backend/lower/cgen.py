@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from lambda_cu import ir
+from lambda_cu.loc import Loc
 from lambda_cu.errors import MSG_BOUNDS, MSG_DIV0, MSG_ISQRT
 from lambda_cu.types import (BOOL, BoolT, CharT, FloatT, IntT, SegDesT, TupleT, Type, UnitT,
                              VecT, flat_components)
@@ -118,15 +119,16 @@ inline double nz_fmin(double a, double b) { return isnan(a) ? a : (a < b ? a : b
 @dataclass
 class Sites:
     """The failing sites of one lowered SOAC: ``(location, message)`` by site number (one number
-    per failing node, whichever of the SOAC's kernels evaluates it)."""
-    table: list[tuple[Optional[str], str]] = field(default_factory=list)
+    per failing node, whichever of the SOAC's kernels evaluates it; the location is the node's
+    ``Loc``, kept as a value: the host maps a kernel's error code back to it)."""
+    table: list[tuple[Optional[Loc], str]] = field(default_factory=list)
     memo: dict = field(default_factory=dict)
 
-    def add(self, loc: Optional[str], message: str) -> int:
+    def add(self, loc: Optional[Loc], message: str) -> int:
         self.table.append((loc, message))
         return len(self.table) - 1
 
-    def of(self, node: object, loc: Optional[str], message: str) -> int:
+    def of(self, node: object, loc: Optional[Loc], message: str) -> int:
         k = (node if isinstance(node, str) else id(node), loc, message)
         if k not in self.memo:
             self.memo[k] = self.add(loc, message)
@@ -186,13 +188,14 @@ class CGen:
         self.emit(f"{ctype(t)} {name} = {expr};")
         return name
 
-    def site(self, key: object, loc: Optional[str], message: str) -> int:
+    def site(self, key: object, loc: Optional[Loc], message: str) -> int:
         """The site number of a failing node (one number per node, whichever kernel of the SOAC
         evaluates it)."""
         return self.sites.of(key, loc, message)
 
     def err(self, site: int) -> str:
         return f"NESSIE_ERR(errbase + {site});"
+
 
     def block(self, fn) -> list[str]:
         """Run ``fn`` with a fresh line buffer (one level deeper); returns its lines."""

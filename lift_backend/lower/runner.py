@@ -33,6 +33,7 @@ from typing import Any, Optional
 import numpy as np
 
 from lambda_cu import ir
+from lambda_cu.loc import Loc
 from lambda_cu.errors import MSG_NEG_LENGTH, MSG_SCATTER_LENGTHS, LcuRuntimeError
 from lambda_cu.types import BoolT, CharT, FloatT, IntT, SegDesT, TupleT, Type, UnitT, VecT
 from lambda_cu.values import SegDes, dtype_of
@@ -374,6 +375,15 @@ class OpenCLRunner:
             return
         self._read([])
 
+    def discard_errors(self) -> None:
+        """Forget the errors of the launches not yet synchronised (a failed speculative block
+        of the executor, which it replays): wait for them, then reset the error buffer."""
+        self.queue.finish()
+        self._keep = []
+        self._pending = []
+        self.cl.enqueue_fill_buffer(self.queue, self.err, np.int32(_INT_MAX), 0, 4)
+        self.queue.finish()
+
     def read_scalar(self, s: DScalar) -> Any:
         return self.read_scalars([s])[0]
 
@@ -514,7 +524,7 @@ class OpenCLRunner:
     def vec_from_host(self, a: np.ndarray) -> DVec:
         return self.upload(a)
 
-    def make_sd(self, lengths: DVec, loc: Optional[str]) -> DSd:
+    def make_sd(self, lengths: DVec, loc: Optional[Loc]) -> DSd:
         if lengths.dtype != np.int32:
             conv = self.new_vec(lengths.n, np.int32)
             self.launch(self.s.nz_cast_l2i, min(lengths.n, self.map_items),
@@ -576,7 +586,7 @@ class OpenCLRunner:
         return coerce(v, ty)
 
     @staticmethod
-    def host_prim(op: str, args: list, ty: Optional[Type], loc: Optional[str]) -> Any:
+    def host_prim(op: str, args: list, ty: Optional[Type], loc: Optional[Loc]) -> Any:
         from lambda_cu.interp import apply_prim
         return apply_prim(op, args, ty, loc)
 
@@ -896,7 +906,7 @@ class _SdSites:
     """The one failing site of ``make_sd`` (a negative length), for the error buffer."""
     __slots__ = ("sites",)
 
-    def __init__(self, loc: Optional[str]) -> None:
+    def __init__(self, loc: Optional[Loc]) -> None:
         from .cgen import Sites
         self.sites = Sites()
         self.sites.add(loc, MSG_NEG_LENGTH)

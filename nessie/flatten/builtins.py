@@ -21,6 +21,7 @@ import math
 from typing import Optional
 
 from lambda_cu import ir
+from lambda_cu.loc import Loc
 from lambda_cu.types import BOOL, CHAR, FLOAT, INT, FloatT, VecT
 from nessie import errors_text as E
 from nessie.types import typed_ast as T
@@ -193,9 +194,8 @@ def scalar_apply(fl, e: T.Call, args: list, ctx: Optional[Ctx]):
     return L(R.Vec(R.map_vec(b, ex, ctx.n, rt, "t"), rt), None)
 
 
-def _loc(e) -> Optional[str]:
-    sp = getattr(e, "span", None)
-    return None if sp is None else sp.loc()
+def _loc(e) -> Optional[Loc]:
+    return getattr(e, "span", None)
 
 
 # ------------------------------------------------------------------------------ monoids
@@ -427,7 +427,7 @@ def _emit_check(fl, ok: ir.Exp, lifted: bool, ctx, loc, msg):
                     [BOOL], "ok")[0]
     if ctx is not None:
         ok = R.p("or", R.p("eq", ctx.n, R.c_int(0)), ok)
-    b.effect(ir.Check(ok, loc or "?", msg))
+    b.effect(ir.Check(ok, loc, msg))
 
 
 def _at_instances(fl, v, ix, n, ctx, ty):
@@ -553,7 +553,7 @@ def partition(fl, e, sv, cv, ctx):
         tot, mn = b.soac(ir.Reduce(pull(counts), init, op, ir.Length(counts)), [INT64, INT], "pc")
         good = R.p("and", R.p("eq", tot, R.p("to_int", R.length(b, rep), ty=INT64)),
                    R.p("ge", mn, R.c_int(0)))
-        b.effect(ir.Check(b.bind(good, BOOL, "pok"), loc or "?", msg))
+        b.effect(ir.Check(b.bind(good, BOOL, "pok"), loc, msg))
         return U(R.Seg(R.make_sd(b, counts), rep))
     ts = e.fun_type.arg.fst
     rs = _as_seg(materialise(b, sv, ctx, fl.tm, ts))
@@ -566,7 +566,7 @@ def partition(fl, e, sv, cv, ctx):
     ok = b.soac(ir.Reduce(thunk([("i", INT)], R.idx(good, I)), (ir.Const(True, BOOL),),
                           thunk([("a", BOOL), ("b", BOOL)], R.p("and", A, B_)), ctx.n),
                 [BOOL], "ok")[0]
-    b.effect(ir.Check(ok, loc or "?", msg))
+    b.effect(ir.Check(ok, loc, msg))
     inner_sd = R.make_sd(b, rc.data.e)
     return L(R.Seg(rc.sd, R.Seg(inner_sd, rs.data)), None)
 
@@ -580,7 +580,7 @@ def zip_(fl, e, vals, ctx):
         reps = [uniform_rep(v) for v in vals]
         n = R.length(b, reps[0])
         for r in reps[1:]:
-            b.effect(ir.Check(R.p("eq", n, R.length(b, r)), loc or "?", msg))
+            b.effect(ir.Check(R.p("eq", n, R.length(b, r)), loc, msg))
         out = reps[-1]
         for r in reversed(reps[:-1]):
             out = R.Tup((r, out))
@@ -613,7 +613,7 @@ def permute(fl, e, sv, iv, ctx):
         rep = uniform_rep(sv)
         ix = uniform_rep(iv).e
         n = R.length_var(b, rep)
-        b.effect(ir.Check(R.p("eq", n, ir.Length(ix)), loc or "?", _MSG_PERMUTE))
+        b.effect(ir.Check(R.p("eq", n, ir.Length(ix)), loc, _MSG_PERMUTE))
         inv = b.soac(ir.Permute(thunk([("i", INT)], I), thunk([("i", INT)], R.idx(ix, I)), n, loc),
                      [VecT(INT)], "inv")[0]
         return U(R.gather(b, rep, inv, n))
@@ -638,7 +638,7 @@ def _check_same_lengths(b, sd1, sd2, ctx, loc, msg):
     ok = b.soac(ir.Reduce(thunk([("i", INT)], R.idx(good, I)), (ir.Const(True, BOOL),),
                           thunk([("a", BOOL), ("b", BOOL)], R.p("and", A, B_)), ctx.n),
                 [BOOL], "ok")[0]
-    b.effect(ir.Check(ok, loc or "?", msg))
+    b.effect(ir.Check(ok, loc, msg))
 
 
 def rank(fl, e, sv, ctx, descending=False, then_permute=False):
@@ -1341,7 +1341,7 @@ def error_call(fl, e: T.Call, message: str, ctx: Optional[Ctx]):
     empty).  A computed message goes through the host library instead (unlocated)."""
     b = fl.b
     tys = fl.tm.value_leaf_types(e.type) if ctx is None else fl.tm.seq_leaf_types(e.type)
-    outs = b.bind_many(ir.Error(_tuple_type(tys), _loc(e) or "?", message), tys, "err")
+    outs = b.bind_many(ir.Error(_tuple_type(tys), _loc(e), message), tys, "err")
     if ctx is None:
         return U(fl.tm.value_from_leaves(e.type, list(outs)))
     return L(fl.tm.seq_from_leaves(e.type, list(outs)), None)

@@ -20,6 +20,10 @@ translated either on the host (``ctx is None``) or in a flat parallel context
   literal) of one user function that can neither fail nor have an effect are made as ONE lifted
   call on the instances of all of them (:meth:`Flattener.tr_siblings`), so tree recursion
   (``fib(n-1) + fib(n-2)``) makes lifted calls linear in its depth, not exponential in it.
+  Sibling calls of a function that may fail but has no effect are batched *speculatively*: a
+  λcu ``speculate`` whose fast block is the batched call and whose replay block the calls in
+  source order, run by the executor only if the batched call failed
+  (:meth:`Flattener.call_speculated`).
 * Builtins have a host form and a lifted (segmented) form (:mod:`nessie.flatten.builtins`).
 * Every code path runs only in non-empty contexts, so computations on uniform values can be done
   once on the host ("hoisted") without raising errors the source program would not raise.
@@ -33,6 +37,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from lambda_cu import ir
+from lambda_cu.loc import Loc
 from lambda_cu.types import BOOL, INT, SD, IntT, VecT, tuple_of
 from nessie.types import typed_ast as T
 from nessie.types import types as nt
@@ -70,11 +75,9 @@ class FlatProgram:
     extern_locs: dict = None
 
 
-def loc_of(node) -> Optional[str]:
-    sp = getattr(node, "span", None)
-    if sp is None:
-        return None
-    return sp.loc()
+def loc_of(node) -> Optional[Loc]:
+    """The source location (the syntax node's span, a ``lambda_cu.loc.Loc``) of a typed node."""
+    return getattr(node, "span", None)
 
 
 class Flattener:
@@ -92,6 +95,7 @@ class Flattener:
         self.fun_globals = self._globals_used()
         self._safe_memo: dict = {}
         self.safe_funs = self._safe_functions()
+        self.pure_funs = self._pure_functions()
         self.globals: dict[str, U] = {}
         self._hoists = 0                  # names of the variables hoist_call introduces
         self.functions: dict[str, ir.Function] = {}
@@ -138,7 +142,7 @@ class Flattener:
         return FlatProgram(prog, tuple(items), self.tm, dict(self.externs),
                            dict(self.extern_locs))
 
-    def extern_name(self, name: str, fun_type, lifted: bool, loc: Optional[str] = None) -> str:
+    def extern_name(self, name: str, fun_type, lifted: bool, loc: Optional[Loc] = None) -> str:
         """The extern of a host library call (one per builtin instance and call site)."""
         key = (name, fun_type, lifted)
         for k, v in self.externs.items():
@@ -293,15 +297,23 @@ class Flattener:
     def _safe_functions(self) -> frozenset:
         """The user functions that can neither fail nor have an effect, transitively (greatest
         fixpoint: a recursive call is safe unless something else in the body is not)."""
-        safe = set(self.fundefs)
+        return self._functions_where(_node_safe)
+
+    def _pure_functions(self) -> frozenset:
+        """The user functions that have no effect (no output, input, random draw or clock read,
+        see :func:`_node_pure`), transitively; they may fail.  A superset of the safe ones."""
+        return self._functions_where(_node_pure)
+
+    def _functions_where(self, node_ok) -> frozenset:
+        ok = set(self.fundefs)
         changed = True
         while changed:
             changed = False
-            for name in sorted(safe):
-                if not all(_node_safe(nd, safe) for nd in T.iter_nodes(self.fundefs[name].body)):
-                    safe.discard(name)
+            for name in sorted(ok):
+                if not all(node_ok(nd, ok) for nd in T.iter_nodes(self.fundefs[name].body)):
+                    ok.discard(name)
                     changed = True
-        return frozenset(safe)
+        return frozenset(ok)
 
     def expr_safe(self, e) -> bool:
         """Can evaluating ``e`` neither raise a runtime error nor have an effect?"""
@@ -320,26 +332,41 @@ class Flattener:
         the instances of all of them (:meth:`call_batched`): a function with two recursive calls
         then makes a number of lifted calls linear in its recursion depth, not exponential.
         Deferring a safe call is unobservable as long as what is evaluated in between cannot
-        fail nor have an effect either; before anything that can, the deferred calls are made."""
-        if ctx is None:
-            return [self.tr(x, env, ctx) for x in exps]
+        fail nor have an effect either; before anything that can, the deferred calls are made.
+
+        Calls of a function that may fail but has no effect (:meth:`_pure_functions`) are
+        deferred the same way and made *speculatively* (:meth:`call_speculated`): batched, and
+        if that fails, again one after the other in source order, which reports the error the
+        interpreter reports first."""
         counts: dict = {}
         for x in exps:
-            if isinstance(x, T.Call) and x.kind == T.USER and x.name in self.safe_funs:
+            if isinstance(x, T.Call) and x.kind == T.USER and x.name in self.pure_funs:
                 counts[x.name] = counts.get(x.name, 0) + 1
         if not any(c >= 2 for c in counts.values()):
             return [self.tr(x, env, ctx) for x in exps]
+        if ctx is None:
+            return self.host_siblings(exps, env, counts)
         vals: list = [None] * len(exps)
         pending: dict = {}
 
         def flush():
-            for calls in pending.values():
-                if len(calls) == 1:
+            failing = []
+            for name, calls in pending.items():
+                if name not in self.safe_funs:
+                    failing += calls
+                elif len(calls) == 1:
                     i, x, argv = calls[0]
                     vals[i] = self.call_user(x, argv, ctx, env)
                 else:
                     for (i, _, _), v in zip(calls, self.call_batched(calls, ctx, env)):
                         vals[i] = v
+            failing.sort(key=lambda c: c[0])
+            if len({c[1].name for c in failing}) < len(failing):
+                for (i, _, _), v in zip(failing, self.call_speculated(failing, ctx, env)):
+                    vals[i] = v
+            else:                           # no two calls of one function: in order
+                for i, x, argv in failing:
+                    vals[i] = self.call_user(x, argv, ctx, env)
             pending.clear()
 
         for i, x in enumerate(exps):
@@ -348,6 +375,8 @@ class Flattener:
                     flush()
                 argv = self.tr(x.arg, env, ctx)
                 if is_uniform(argv):
+                    if x.name not in self.safe_funs:
+                        flush()             # it may fail: after the calls before it
                     vals[i] = self.call_user(x, argv, ctx, env)
                 else:
                     pending.setdefault(x.name, []).append((i, x, argv))
@@ -358,20 +387,87 @@ class Flattener:
         flush()
         return vals
 
-    def call_batched(self, calls: list, ctx: Ctx, env: dict) -> list:
+    def host_siblings(self, exps: list, env: dict, counts: dict) -> list:
+        """:meth:`tr_siblings` outside any context (host code): the calls of one function that
+        the ``k`` siblings make are made as ONE lifted call over ``k`` instances, their
+        arguments lifted into a context of one instance, then batched as in a context
+        (:meth:`call_batched`, or :meth:`call_speculated` for functions that may fail) --
+        ``sumrec(take(s, h)) + sumrec(drop(s, h))`` makes lifted calls in number the depth of
+        the recursion, not host calls in number its leaves.  The same rules of order: a held
+        call is made before anything that could fail or have an effect."""
+        b = self.b
+        one = Ctx(R.c_int(1))
+        vals: list = [None] * len(exps)
+        pending: list = []
+
+        def flush():
+            if not pending:
+                return
+            groups: dict = {}
+            for c in pending:
+                groups.setdefault(c[1].name, []).append(c)
+            if all(len(cs) == 1 for cs in groups.values()):
+                # nothing to batch: the host calls, in order
+                for i, x, argv in pending:
+                    vals[i] = self.call_user(x, argv, None, env)
+                pending.clear()
+                return
+            # the arguments lifted into the context of one instance
+            pending[:] = [(i, x, L(materialise(b, argv, one, self.tm, x.arg.type), None))
+                          for i, x, argv in pending]
+            groups = {}
+            for c in pending:
+                groups.setdefault(c[1].name, []).append(c)
+            out: dict = {}
+            failing = []
+            for name, calls in groups.items():
+                if name not in self.safe_funs:
+                    failing += calls
+                elif len(calls) == 1:
+                    i, x, argv = calls[0]
+                    out[i] = self.call_user(x, argv, one, env)
+                else:
+                    for (i, _, _), v in zip(calls, self.call_batched(calls, one, env)):
+                        out[i] = v
+            failing.sort(key=lambda c: c[0])
+            if len({c[1].name for c in failing}) < len(failing):
+                for (i, _, _), v in zip(failing, self.call_speculated(failing, one, env)):
+                    out[i] = v
+            else:                           # no two calls of one function: in order
+                for i, x, argv in failing:
+                    out[i] = self.call_user(x, argv, one, env)
+            for i, x, _ in pending:
+                # the one instance's value, as a host value
+                rep = materialise(b, out[i], one, self.tm, x.type)
+                vals[i] = U(self.B._host_elt(self, rep, R.c_int(0), None))
+            pending.clear()
+
+        for i, x in enumerate(exps):
+            if isinstance(x, T.Call) and x.kind == T.USER and counts.get(x.name, 0) >= 2:
+                if not self.expr_safe(x.arg):
+                    flush()
+                argv = self.tr(x.arg, env, None)
+                pending.append((i, x, argv))
+            else:
+                if not self.expr_safe(x):
+                    flush()
+                vals[i] = self.tr(x, env, None)
+        flush()
+        return vals
+
+    def call_batched(self, calls: list, ctx: Ctx, env: dict, maps=None):
         """``k`` calls ``(i, call, argv)`` of one user function in ``ctx`` (``n`` instances) as
         one lifted call on ``k*n`` instances, interleaved (instance ``m`` of call ``j`` is
         instance ``m*k + j``); an argument component the same uniform value in every call stays
-        uniform.  Returns the ``k`` results, read through index maps (no copy)."""
+        uniform.  Returns the ``k`` results, read through index maps (no copy) -- or, given the
+        interleaving ``maps`` (:meth:`_interleaving`), the lifted call's result itself."""
         b = self.b
         e0 = calls[0][1]
         fd = self.fundefs[e0.name]
         comps = self.pattern_components(fd.param)
         k = len(calls)
         per_call = [self.split_by_pattern(fd.param, argv) for _, _, argv in calls]
-        total = b.bind(R.p("mul", ctx.n, R.c_int(k)), INT, "bn")
-        which = R.map_vec(b, R.p("rem", R.I, R.c_int(k)), total, INT, "bw")
-        src = R.map_vec(b, R.p("div", R.I, R.c_int(k)), total, INT, "bs")
+        total, which, src = maps or self._interleaving(ctx, k)
         new_vals = []
         for j, pat in enumerate(comps):
             vs = [pc[j] for pc in per_call]
@@ -383,12 +479,82 @@ class Flattener:
                 new_vals.append(L(R.combine(b, which, src, total, reps), None))
         argv = _rebuild_pattern(fd.param, iter(new_vals))
         res = self.call_user(e0, argv, Ctx(total), env)
+        if maps is not None:
+            return res
+        return self._deinterleave(res.rep, ctx, k)
+
+    def _interleaving(self, ctx: Ctx, k: int) -> tuple:
+        """``(k*n, which, src)``: instance ``m*k + j`` of ``k`` interleaved calls in ``ctx``
+        (``n`` instances) is instance ``m`` (``src``) of call ``j`` (``which``)."""
+        b = self.b
+        total = b.bind(R.p("mul", ctx.n, R.c_int(k)), INT, "bn")
+        which = R.map_vec(b, R.p("rem", R.I, R.c_int(k)), total, INT, "bw")
+        src = R.map_vec(b, R.p("div", R.I, R.c_int(k)), total, INT, "bs")
+        return total, which, src
+
+    def _deinterleave(self, rep, ctx: Ctx, k: int) -> list:
+        """The ``k`` calls' results in ``rep`` (their interleaving), read through index maps."""
         outs = []
         for j in range(k):
-            m = R.map_vec(b, R.p("add", R.p("mul", R.I, R.c_int(k)), R.c_int(j)), ctx.n, INT,
-                          "bsel")
-            outs.append(L(res.rep, m))
+            m = R.map_vec(self.b, R.p("add", R.p("mul", R.I, R.c_int(k)), R.c_int(j)), ctx.n,
+                          INT, "bsel")
+            outs.append(L(rep, m))
         return outs
+
+    def call_speculated(self, calls: list, ctx: Ctx, env: dict) -> list:
+        """Calls ``(i, call, argv)`` (in source order, their arguments already evaluated) of
+        user functions that may fail but have no effect, as one λcu ``speculate``: its fast
+        block makes the calls of each function as one batched call (:meth:`call_batched`), its
+        replay block makes them one after the other, in order, and interleaves each function's
+        results the same way; the executor runs the replay block only if the fast one raised a
+        runtime error, so the error reported is the one the calls in order raise first.
+        Returns the calls' results (lifted, read through index maps)."""
+        b = self.b
+        groups: dict = {}
+        for c in calls:
+            groups.setdefault(c[1].name, []).append(c)
+        maps = {}
+        for cs in groups.values():
+            if len(cs) >= 2 and len(cs) not in maps:
+                maps[len(cs)] = self._interleaving(ctx, len(cs))
+        size = maps[max(maps)][0]           # the largest batched context
+        tys = []
+        for cs in groups.values():
+            tys += self.tm.seq_leaf_types(cs[0][1].type)
+
+        def block(reps: list) -> ir.Block:
+            lv = [x for r in reps for x in R.leaves(r)]
+            return b.close_block(lv[0] if len(lv) == 1 else ir.Tuple(tuple(lv)))
+
+        b.open_block()
+        fast = []
+        for cs in groups.values():
+            if len(cs) == 1:
+                fast.append(self.call_user(cs[0][1], cs[0][2], ctx, env).rep)
+            else:
+                fast.append(self.call_batched(cs, ctx, env, maps[len(cs)]).rep)
+        fast_blk = block(fast)
+        b.open_block()
+        res = {c[0]: self.call_user(c[1], c[2], ctx, env).rep for c in calls}
+        slow = []
+        for cs in groups.values():
+            if len(cs) == 1:
+                slow.append(res[cs[0][0]])
+            else:
+                total, which, src = maps[len(cs)]
+                slow.append(R.combine(b, which, src, total, [res[c[0]] for c in cs]))
+        slow_blk = block(slow)
+        outs = iter(b.bind_many(ir.Speculate(size, fast_blk, slow_blk), tys, "spec"))
+        vals = {}
+        for cs in groups.values():
+            ty = cs[0][1].type
+            rep = self.tm.seq_from_leaves(ty, [next(outs) for _ in self.tm.seq_leaf_types(ty)])
+            if len(cs) == 1:
+                vals[cs[0][0]] = L(rep, None)
+            else:
+                for c, v in zip(cs, self._deinterleave(rep, ctx, len(cs))):
+                    vals[c[0]] = v
+        return [vals[c[0]] for c in calls]
 
     # ------------------------------------------------------------------------- patterns
     def bind_pattern(self, p, v, env: dict) -> None:
@@ -430,8 +596,6 @@ class Flattener:
         return self._global(e.name, env)
 
     def tr_Pair(self, e, env, ctx):
-        if ctx is None:
-            return pair(self.tr(e.fst, env, ctx), self.tr(e.snd, env, ctx))
         parts = _pair_leaves(e)
         vals = iter(self.tr_siblings(parts, env, ctx))
         return _rebuild_pair(e, vals)
@@ -647,7 +811,7 @@ class Flattener:
             reps = [uniform_rep(v) for v in srcs]
             n = R.length_var(b, reps[0])
             for r in reps[1:]:
-                b.effect(ir.Check(R.p("eq", n, R.length(b, r)), loc or "?",
+                b.effect(ir.Check(R.p("eq", n, R.length(b, r)), loc,
                                   "RUNTIME ERROR: Length mismatch in an apply-to-each."))
             inner = Ctx(n)
             env2 = dict(env)
@@ -782,6 +946,46 @@ _SAFE_BUILTINS = frozenset({
 _DIV_BUILTINS = frozenset({"/", "rem", "mod"})
 _SAFE_NODES = (T.Lit, T.StringLit, T.Var, T.GlobalVar, T.ConstRef, T.Pair, T.If, T.Let, T.Gen,
                T.SeqLit, T.EmptySeq, T.PVar, T.PWild, T.PPair, T.PCon)
+
+
+#: builtins with an effect (output, input, files, the random generator's state): never in a
+#: speculative block, which may run twice
+_EFFECT_BUILTINS = frozenset({
+    "rand", "rand_seed", "print_string", "write_string", "print_char", "print_line", "print",
+    "read_string_from_file", "read_int_seq_from_file", "read_float_seq_from_file",
+    "write_string_to_file", "next_char", "read_string", "prompt"})
+_PURE_BUILTINS: list = []
+
+
+def _pure_builtins() -> frozenset:
+    """The builtins without an effect (they may fail): the data-parallel ones the flattener
+    implements (``flatten/builtins.py``), ``error`` and the pure host functions."""
+    if not _PURE_BUILTINS:
+        from . import builtins as B
+        names = (set(B._SCALAR_NAMES) | set(B._REDUCTIONS) | set(B._SCANS) | set(B._EXPANDED)
+                 | _SAFE_BUILTINS | _DIV_BUILTINS
+                 | {"first", "max_index", "min_index", "#", "length", "elt", "dist", "++",
+                    "append", "flatten", "partition", "zip", "unzip", "permute", "rank",
+                    "rank_down", "sort", "<-", "write", "error",
+                    "@", "exp_string", "parse_int", "parse_float", "hash"})
+        _PURE_BUILTINS.append(frozenset(names - _EFFECT_BUILTINS))
+    return _PURE_BUILTINS[0]
+
+
+def _node_pure(nd, pure_funs) -> bool:
+    """Can this node itself have no effect (it may fail)?  Conservative: a clock read
+    (``time``), a function value or anything not known is an effect."""
+    if isinstance(nd, T.Call):
+        if nd.kind == T.USER:
+            return nd.name in pure_funs
+        if nd.kind == T.CONSTRUCTOR:
+            return True
+        if nd.kind == T.BUILTIN:
+            return nd.name in _pure_builtins()
+        return False
+    if isinstance(nd, (T.ApplyToEach, T.Range)):
+        return True
+    return isinstance(nd, _SAFE_NODES)
 
 
 def _node_safe(nd, safe_funs) -> bool:

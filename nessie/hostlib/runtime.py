@@ -5,6 +5,7 @@ import os
 from typing import Any, Callable, Optional
 
 from lambda_cu.errors import LcuRuntimeError
+from lambda_cu.loc import Loc
 from nessie.output import Output
 
 
@@ -58,11 +59,11 @@ class HostRuntime:
 class HostCall:
     """One call site of a host builtin: the runtime, the NESL types of its argument and
     result, the type map of the flattened program (λcu leaf types of NESL types) and the source
-    location ``file:line:col`` that its run-time errors report."""
+    location (a ``lambda_cu.loc.Loc``) that its run-time errors report."""
 
     __slots__ = ("rt", "arg_type", "res_type", "tm", "loc")
 
-    def __init__(self, rt: HostRuntime, arg_type, res_type, tm, loc: Optional[str]) -> None:
+    def __init__(self, rt: HostRuntime, arg_type, res_type, tm, loc: Optional[Loc]) -> None:
         self.rt = rt
         self.arg_type = arg_type
         self.res_type = res_type

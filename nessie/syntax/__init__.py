@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 
-from nessie.diagnostics import CompileErrors, Diagnostics, register_source
+from nessie.diagnostics import CompileErrors, Diagnostics
 from nessie.syntax import ast
 from nessie.syntax.parser import run_parser
 from nessie.syntax.printer import print_ast
@@ -28,9 +28,10 @@ __all__ = ["ast", "parse_text", "parse_file", "parse_expression", "parse_type_si
 
 def parse_items(text: str, filename: str, diags: Diagnostics, expand_loads: bool = True,
                 _loading: tuple = ()) -> tuple:
-    """Parse ``text`` adding errors to ``diags`` (never raises for syntax errors)."""
+    """Parse ``text`` adding errors to ``diags`` (never raises for syntax errors); the text of
+    ``filename`` and of every file it loads go to ``diags.sources``."""
     from nessie.limits import depth_errors, run_deep
-    register_source(filename, text)
+    diags.sources[filename] = text
     # on a big stack: the parser's actions recurse over patterns, and later stages over the
     # expressions whose depth is checked here (nessie.limits)
     items = run_deep(lambda: run_parser(text, filename, diags))
@@ -78,7 +79,7 @@ def parse_text(text: str, filename: str = "<input>", expand_loads: bool = True) 
     loading = (os.path.realpath(filename),) if not filename.startswith("<") else ()
     items = parse_items(text, filename, diags, expand_loads, loading)
     diags.raise_if_errors()
-    return ast.Program(items, filename)
+    return ast.Program(items, filename, sources=dict(diags.sources))
 
 
 def parse_file(path: str) -> ast.Program:
@@ -90,7 +91,7 @@ def parse_file(path: str) -> ast.Program:
 def _parse_marked(text, filename, marker):
     diags = Diagnostics()
     from nessie.limits import depth_errors, run_deep
-    register_source(filename, text)
+    diags.sources[filename] = text
     result = run_deep(lambda: run_parser(text, filename, diags, marker=marker))
     if not diags:
         for span, message in depth_errors(result):

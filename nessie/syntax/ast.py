@@ -301,6 +301,8 @@ class Program:
     items: tuple
     file: str = field(default="<input>", compare=False)
     span: Optional[Span] = _span()
+    #: file name -> text of the file and of every file it loads (for messages)
+    sources: dict = field(default_factory=dict, compare=False, repr=False)
 
 
 def iter_items(program_or_items):

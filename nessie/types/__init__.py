@@ -45,6 +45,7 @@ def typecheck(program: A.Program, env: TypeEnv | None = None) -> typed_ast.Typed
     """Type-check a whole program; every error of every item is collected."""
     env = env or initial_env()
     diags = Diagnostics()
+    diags.sources.update(program.sources)     # its errors quote the program's lines
     out = []
     for item in program.items:
         env, typed = check_item(env, item, diags)

@@ -7,7 +7,8 @@
 * ``lift_backend`` imports no ``nessie`` module;
 * ``lambda_cu/support.py`` (the big-stack runner and the environment reader that every package
   uses: ``lambda_cu`` is the lowest layer ``nessie`` and ``lift_backend`` may both import)
-  imports nothing of the project.
+  and ``lambda_cu/loc.py`` (the source location value of every stage, the front end's ``Span``)
+  import nothing of the project.
 
 Every import counts, also those inside functions."""
 from __future__ import annotations
@@ -49,8 +50,9 @@ def test_layering(folder, forbidden):
     assert not bad, "layering violated:\n" + "\n".join(bad)
 
 
-def test_support_is_the_bottom_layer():
-    path = ROOT / "lambda_cu" / "support.py"
+@pytest.mark.parametrize("module", ["support.py", "loc.py"])
+def test_support_is_the_bottom_layer(module):
+    path = ROOT / "lambda_cu" / module
     tree = ast.parse(path.read_text(encoding="utf-8"))
     relative = [n.lineno for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level]
     project = [(line, mod) for line, mod in imports_of(path)

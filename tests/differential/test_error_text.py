@@ -1,6 +1,7 @@
 """A runtime error reads the same on every backend, caret line and underline included: the
-compiled backends carry the failing expression's whole span through λcu (``Span.loc`` /
-``Span.from_loc``), so they underline what the interpreter underlines (issue 11)."""
+compiled backends carry the failing expression's whole span through λcu (the ``loc`` of a node is
+the front end's ``Span``, a ``lambda_cu.loc.Loc``), so they underline what the interpreter
+underlines (issues 11, 13)."""
 from __future__ import annotations
 
 import pytest

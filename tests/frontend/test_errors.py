@@ -140,3 +140,28 @@ def test_diagnostic_classes():
         "RUNTIME ERROR: Divide by zero."
     assert "internal compiler error" in str(InternalError("oops"))
     assert format_error(Span("nofile.nesl", 1, 2, 1, 2), "m") == "nofile.nesl:1:2: error: m"
+
+
+def test_source_texts_are_values_not_a_registry():
+    """Two programs under one file name: each error quotes its own program's line, compile
+    and runtime errors alike (issue 13: the texts travel with the compilation, there is no
+    registry of the process)."""
+    import io
+
+    import nessie.diagnostics as D
+    from nessie import driver
+    with pytest.raises(CompileErrors) as first:
+        driver.compile_source("x = 1 + `c;\n", "same.nesl")
+    with pytest.raises(CompileErrors) as second:
+        driver.compile_source("y = 2;\nz = [1] ++ [t];\n", "same.nesl")
+    assert first.value.format().split("\n")[1] == "    x = 1 + `c;"
+    assert second.value.format().split("\n")[1] == "    z = [1] ++ [t];"
+    c = driver.compile_source("v = 1;\n[1, 2][5];\n", "rt.nesl")
+    driver.compile_source("w = 3;\n", "rt.nesl")
+    with pytest.raises(RuntimeNeslError) as rt:
+        driver.run_interp(c, io.StringIO())
+    assert rt.value.format() == ("rt.nesl:2:1: error: RUNTIME ERROR: Sequence reference (a[i]) "
+                                 "out of bounds.\n    [1, 2][5];\n    ^~~~~~~~~")
+    # an explicit text wins over the texts the error was given
+    assert second.value.format("y = 2;\nz = [0];\n").split("\n")[1] == "    z = [0];"
+    assert not hasattr(D, "SOURCES") and not hasattr(D, "register_source")

@@ -22,6 +22,7 @@ from lambda_cu.fusion import fuse_program
 from lambda_cu.fusion.exprs import simplify
 from lambda_cu.fusion.rewrite import fuse_kernel
 from lambda_cu.interp import Interpreter, LcuRuntimeError
+from lambda_cu.loc import Loc
 from lambda_cu.types import INT, VecT
 from nessie import driver
 from nessie.diagnostics import RuntimeNeslError
@@ -111,7 +112,7 @@ def th(params, body, using=()):
 
 
 def test_fuse_kernel_keeps_a_dead_soac_that_checks():
-    chk = ir.Map(th([ir.param("i", INT)], ir.Index(ir.var("v"), i, "f.nesl:1:1"), ["v"]), ir.var("n"))
+    chk = ir.Map(th([ir.param("i", INT)], ir.Index(ir.var("v"), i, Loc.point("f.nesl", 1, 1)), ["v"]), ir.var("n"))
     out = ir.Map(th([ir.param("i", INT)], ir.prim("add", i, ir.const(1, INT))), ir.var("n"))
     k = ir.Kernel("K", (ir.param("v", IV), ir.param("n", INT)), (IV,),
                   (ir.KBind((ir.var("dead"),), chk), ir.KBind((ir.var("r"),), out)), (ir.var("r"),))
@@ -125,7 +126,7 @@ def test_fuse_kernel_keeps_a_dead_soac_that_checks():
     prog = ir.Program((fused,), (fn,))
     with pytest.raises(LcuRuntimeError) as e:
         Interpreter(prog).call("f", np.array([1, 2], dtype=np.int32), 3)
-    assert e.value.location == "f.nesl:1:1"
+    assert e.value.location == Loc.point("f.nesl", 1, 1)
 
 
 def test_fuse_kernel_still_drops_a_dead_total_soac():
@@ -138,7 +139,7 @@ def test_fuse_kernel_still_drops_a_dead_total_soac():
 
 
 def test_simplify_keeps_a_projected_away_component_that_checks():
-    chk = ir.Index(ir.var("v"), i, "f.nesl:1:1")
+    chk = ir.Index(ir.var("v"), i, Loc.point("f.nesl", 1, 1))
     e = ir.Proj(ir.Tuple((chk, i)), 1)
     assert simplify(e) == e
     assert simplify(ir.Proj(ir.Tuple((ir.prim("mul", i, i), i)), 1)) == i
@@ -167,7 +168,7 @@ def _permute_pair(loc1, loc2, idx1):
 
 @pytest.mark.parametrize("idx", [[0, 0, 1], [0, 1, 3], [-1, 0, 1], [3, 1, 2]])
 def test_permute_permute_keeps_the_first_permutation_check(idx):
-    prog = _permute_pair("f.nesl:1:1", "f.nesl:1:1", idx)
+    prog = _permute_pair(Loc.point("f.nesl", 1, 1), Loc.point("f.nesl", 1, 1), idx)
     res = fuse_program(prog)
     check_program(res.program)
     xs, p = np.array([5, 6, 7], dtype=np.int32), np.array(idx, dtype=np.int32)
@@ -180,11 +181,11 @@ def test_permute_permute_keeps_the_first_permutation_check(idx):
 
 
 def test_permute_permute_at_different_places_reports_the_first():
-    prog = _permute_pair("f.nesl:1:1", "f.nesl:2:1", [0, 1, 2])
+    prog = _permute_pair(Loc.point("f.nesl", 1, 1), Loc.point("f.nesl", 2, 1), [0, 1, 2])
     res = fuse_program(prog)
     assert "PERMUTE-PERMUTE" not in str(res.report)
     xs, p = np.array([5, 6, 7], dtype=np.int32), np.array([0, 0, 1], dtype=np.int32)
     for q in (prog, res.program):
         with pytest.raises(LcuRuntimeError) as e:
             Interpreter(q).call("f", xs, p)
-        assert e.value.location == "f.nesl:1:1"
+        assert e.value.location == Loc.point("f.nesl", 1, 1)

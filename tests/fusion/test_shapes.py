@@ -13,6 +13,7 @@ from lambda_cu.fusion.shapes import (Elems, Filtered, FilteredSegDes, IntOf, Ker
                                      Segs, value_exp)
 from lambda_cu.ir import (Bind, Filter, Index, KBind, Kernel, Length, MakeSegDes, Map, Reduce,
                           Run, SegReduce, SegVec, Thunk, const, param, prim, var)
+from lambda_cu.loc import Loc
 from lambda_cu.types import FLOAT, INT, INT64, SD, VecT
 
 from . import programs as P
@@ -80,8 +81,8 @@ def test_kernel_segmented_iteration_and_filter_descriptor():
 
 
 def test_opaque_sizes_are_expressions_compared_by_value():
-    e1 = prim("add", var("n"), const(1), loc="f.nesl:1:1-1:5")
-    e2 = prim("add", var("n"), const(1), loc="f.nesl:9:9-9:9")
+    e1 = prim("add", var("n"), const(1), loc=Loc("f.nesl", 1, 1, 1, 5))
+    e2 = prim("add", var("n"), const(1), loc=Loc("f.nesl", 9, 9, 9, 9))
     e3 = prim("add", var("n"), const(2))
     sh = KernelShapes(())
     assert sh.int_shape(e1) == sh.int_shape(e2) == IntOf(value_exp(e1), Scope.KERNEL)

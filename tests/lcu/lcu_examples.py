@@ -2,6 +2,7 @@
 
 from lambda_cu.ir import (Bind, Block, Check, Filter, Function, If, Index, KBind, Kernel, Length, Map,
                           Program, Proj, Reduce, Run, SegReduce, Thunk, Tuple, const, param, prim, var)
+from lambda_cu.loc import Loc
 from lambda_cu.types import FLOAT, INT, SD, TupleT, VecT
 
 F = VecT(FLOAT)
@@ -69,7 +70,7 @@ def dotp() -> Program:
                (KBind(var("s"), Reduce(Thunk(param("i", INT), prim("mul", Index(xs, i), Index(ys, i)), (xs, ys)),
                                        (const(0.0),), plus(), Length(xs))),), (var("s"),))
     fn = Function("dotp", (param("xs", F), param("ys", F)), FLOAT, Block((
-        Bind((), Check(prim("eq", Length(xs), Length(ys)), "dotp.nesl:1:28", LEN_MISMATCH)),
+        Bind((), Check(prim("eq", Length(xs), Length(ys)), Loc.point("dotp.nesl", 1, 28), LEN_MISMATCH)),
         Bind(param("s", FLOAT), Run("DOTP", (xs, ys))),
     ), var("s")))
     return Program((k,), (fn,))
@@ -79,7 +80,7 @@ def smvm() -> Program:
     """Sparse matrix (rows of (col, val) pairs, represented as (sd, ([int], [float]))) times a dense vector."""
     cols, vals, v, i = var("cols"), var("vals"), var("v"), var("i")
     row_sum = SegReduce(
-        Thunk(param("i", INT), prim("mul", Index(vals, i), Index(v, Index(cols, i), "smvm.nesl:2:14")), (cols, vals, v)),
+        Thunk(param("i", INT), prim("mul", Index(vals, i), Index(v, Index(cols, i), Loc.point("smvm.nesl", 2, 14))), (cols, vals, v)),
         (const(0.0),), plus(), var("segs"))
     k = Kernel("SMVM", (param("segs", SD), param("cols", VecT(INT)), param("vals", F), param("v", F)), (F,),
                (KBind(var("res"), row_sum),), (var("res"),))

@@ -15,6 +15,7 @@ from lambda_cu.ir import (Bind, Block, Call, Check, Error, Filter, Function, If,
                           Let, MakeSegDes, Map, Once, Partition, Permute, Program, Proj, Rank, Reduce, Run, Scan,
                           Scatter, SegFilter, SegPartition, SegPermute, SegRank, SegReduce, SegScan, SegVec,
                           Thunk, Tuple, VecLit, const, param, prim, seg_count, var)
+from lambda_cu.loc import Loc
 from lambda_cu.types import BOOL, FLOAT, INT, INT64, SD, SeqOf, TupleT, VecT
 from lambda_cu.values import SegDes, from_nested, to_nested, values_close
 
@@ -64,7 +65,7 @@ def test_map_guarded_division(xs, ys):
     x, y = Index(var("xs"), var("i")), Index(var("ys"), var("i"))
     outs = []
     for op in ("div", "rem", "mod"):
-        th = Thunk(param("i", INT), If(prim("eq", y, const(0)), const(0), prim(op, x, y, loc="t:1:1")),
+        th = Thunk(param("i", INT), If(prim("eq", y, const(0)), const(0), prim(op, x, y, loc=Loc.point("t", 1, 1))),
                    (var("xs"), var("ys")))
         (r,) = run(Map(th, N), xs=ivec(xs), ys=ivec(ys))
         assert r.dtype == np.int32
@@ -139,8 +140,8 @@ def test_scalar_primitives():
     assert math.isclose(apply_prim("log", [f(8.0), f(2.0)]), 3.0)
     assert apply_prim("div", [f(1.0), f(0.0)]) == math.inf
     with pytest.raises(LcuRuntimeError) as e:
-        apply_prim("div", [i(1), i(0)], loc="x.nesl:4:2")
-    assert e.value.location == "x.nesl:4:2" and e.value.message == MSG_DIV0
+        apply_prim("div", [i(1), i(0)], loc=Loc.point("x.nesl", 4, 2))
+    assert e.value.location == Loc.point("x.nesl", 4, 2) and e.value.message == MSG_DIV0
     assert str(e.value) == "x.nesl:4:2: RUNTIME ERROR: Divide by zero."
     with pytest.raises(LcuRuntimeError, match="Divide by zero"):
         apply_prim("mod", [i(1), i(0)])
@@ -148,14 +149,14 @@ def test_scalar_primitives():
 
 def test_runtime_errors_in_thunks():
     xs = ivec([1, 2, 0])
-    th = Thunk(param("i", INT), prim("div", const(10), Index(var("xs"), var("i")), loc="f.nesl:1:5"), (var("xs"),))
+    th = Thunk(param("i", INT), prim("div", const(10), Index(var("xs"), var("i")), loc=Loc.point("f.nesl", 1, 5)), (var("xs"),))
     with pytest.raises(LcuRuntimeError) as e:
         run(Map(th, N), xs=xs)
-    assert (e.value.location, e.value.message) == ("f.nesl:1:5", MSG_DIV0)
-    oob = Thunk(param("i", INT), Index(var("xs"), prim("add", var("i"), const(1)), "f.nesl:2:3"), (var("xs"),))
+    assert (e.value.location, e.value.message) == (Loc.point("f.nesl", 1, 5), MSG_DIV0)
+    oob = Thunk(param("i", INT), Index(var("xs"), prim("add", var("i"), const(1)), Loc.point("f.nesl", 2, 3)), (var("xs"),))
     with pytest.raises(LcuRuntimeError) as e:
         run(Map(oob, N), xs=xs)
-    assert (e.value.location, e.value.message) == ("f.nesl:2:3", MSG_BOUNDS)
+    assert (e.value.location, e.value.message) == (Loc.point("f.nesl", 2, 3), MSG_BOUNDS)
     # the failing branch is never taken / the index space is empty: no error
     safe = Thunk(param("i", INT), If(prim("lt", prim("add", var("i"), const(1)), Length(var("xs"))),
                                      Index(var("xs"), prim("add", var("i"), const(1))), const(-1)), (var("xs"),))
@@ -204,8 +205,8 @@ def test_permute_errors():
     th_idx = Thunk(param("i", INT), Index(var("p"), var("i")), (var("p"),))
     for p in ([0, 0, 1], [0, 1, 3], [-1, 0, 1]):
         with pytest.raises(LcuRuntimeError) as e:
-            run(Permute(pull("xs"), th_idx, N, loc="p.nesl:1:1"), xs=ivec([1, 2, 3]), p=ivec(p))
-        assert e.value.message == MSG_PERMUTE and e.value.location == "p.nesl:1:1"
+            run(Permute(pull("xs"), th_idx, N, loc=Loc.point("p.nesl", 1, 1)), xs=ivec([1, 2, 3]), p=ivec(p))
+        assert e.value.message == MSG_PERMUTE and e.value.location == Loc.point("p.nesl", 1, 1)
 
 
 @SETTINGS
@@ -485,7 +486,7 @@ def test_dotp_and_length_check():
     assert it.call("dotp", [1.0, 2.0, 3.0], [4.0, 5.0, 6.0]) == 32.0
     with pytest.raises(LcuRuntimeError) as e:
         it.call("dotp", [1.0], [1.0, 2.0])
-    assert e.value.location == "dotp.nesl:1:28" and e.value.message == LEN_MISMATCH
+    assert e.value.location == Loc.point("dotp.nesl", 1, 28) and e.value.message == LEN_MISMATCH
 
 
 @SETTINGS
@@ -504,7 +505,7 @@ def test_smvm_bad_column():
     m = from_nested([[(0, 1.0)], [(5, 2.0)]], SeqOf(SeqOf(TupleT((INT, FLOAT)))))
     with pytest.raises(LcuRuntimeError) as e:
         call_function(smvm(), "smvm", [m, np.asarray([1.0, 2.0])])
-    assert e.value.location == "smvm.nesl:2:14" and e.value.message == MSG_BOUNDS
+    assert e.value.location == Loc.point("smvm.nesl", 2, 14) and e.value.message == MSG_BOUNDS
 
 
 def recursive_program():
@@ -540,7 +541,7 @@ def recursive_program():
             Bind(param("z", INT), Call("rsum", (var("e"),))),
             Bind(param("sd", SD), MakeSegDes(var("v"))),
             Bind(param("nseg", INT), seg_count(var("sd"))),
-            Bind((), Check(prim("eq", var("s"), const(5050)), "m:1:1", "bad sum")))
+            Bind((), Check(prim("eq", var("s"), const(5050)), Loc.point("m", 1, 1), "bad sum")))
     return Program((half, first), (fact, count, rsum), main)
 
 
@@ -554,11 +555,11 @@ def test_recursion_on_the_host():
 
 
 def test_error_node_and_check():
-    prog = Program((), (), (Bind(param("x", INT), If(const(False), const(1), Error(INT, "e:1:2", "RUNTIME ERROR: nope."))),))
+    prog = Program((), (), (Bind(param("x", INT), If(const(False), const(1), Error(INT, Loc.point("e", 1, 2), "RUNTIME ERROR: nope."))),))
     with pytest.raises(LcuRuntimeError) as e:
         run_program(prog)
     assert str(e.value) == "e:1:2: RUNTIME ERROR: nope."
-    neg = Program((), (), (Bind(param("s", SD), MakeSegDes(VecLit((const(1), const(-1)), INT), "e:2:2")),))
+    neg = Program((), (), (Bind(param("s", SD), MakeSegDes(VecLit((const(1), const(-1)), INT), Loc.point("e", 2, 2))),))
     with pytest.raises(LcuRuntimeError, match="Negative segment length"):
         run_program(neg)
 

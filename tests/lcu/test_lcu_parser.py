@@ -8,6 +8,7 @@ import pytest
 
 from lambda_cu import dead_code, ir
 from lambda_cu.fusion.cse import cse_program
+from lambda_cu.loc import Loc
 from lambda_cu.parser import (LcuParseError, parse_exp, parse_function, parse_kernel,
                               parse_program, strip_unprinted)
 from lambda_cu.types import FLOAT, INT, INT64, TupleT
@@ -83,6 +84,19 @@ def test_precedence_and_ambiguous_forms():
     assert parse_exp("trunc:int64(x)") == ir.PrimOp("trunc", (ir.Var("x"),), INT64)
     assert parse_exp("extern @#3 (n) : [char]").name == "@#3"
     assert parse_exp('check(n >= 0, "f.nesl:1:2", "say \\"no\\"")').message == 'say "no"'
+
+
+def test_check_and_error_locations_are_read_into_loc_values():
+    """The printed location of ``check``/``error`` comes back as the ``Loc`` it was printed
+    from (issue 13): with its end, as a point, or ``None`` for ``?``; anything else is refused."""
+    assert parse_exp('check(b, "d:\\\\x.nesl:2:5-3:1", "m")').loc == Loc("d:\\x.nesl", 2, 5, 3, 1)
+    assert parse_exp('check(b, "f.nesl:1:2", "m")').loc == Loc.point("f.nesl", 1, 2)
+    assert parse_exp('error("?", "m") : int').loc is None
+    for loc in (Loc("a.nesl", 4, 7, 4, 12), Loc.point("a.nesl", 4, 7), None):
+        e = ir.Error(INT, loc, "m")
+        assert parse_exp(str(e)) == e
+    with pytest.raises(LcuParseError, match="expected a location"):
+        parse_exp('check(b, "somewhere", "m")')
 
 
 # ---------------------------------------------------------------- errors

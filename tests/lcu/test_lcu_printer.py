@@ -6,6 +6,7 @@ from lambda_cu.ir import (Call, Const, Error, If, Index, KBind, Kernel, Length, 
                           Partition, Permute, Rank, Scan, Scatter, SegFilter, SegPartition, SegPermute,
                           SegRank, SegScan, SegVec, Thunk, Tuple, VecLit, const, param, prim, seg_count,
                           seg_total, var)
+from lambda_cu.loc import Loc
 from lambda_cu.printer import pretty
 from lambda_cu.types import (BOOL, CHAR, FLOAT, INT, INT64, SD, UNIT, SeqOf, TupleT, VecT, rep_type)
 
@@ -127,7 +128,7 @@ def test_precedence():
     assert pretty(const(None)) == "()"
     assert pretty(VecLit((const(1), const(2)), INT)) == "[1, 2] : [int]"
     assert pretty(MakeSegDes(var("lens"))) == "make_sd(lens)"
-    assert pretty(Error(INT, "f.nesl:3:4", "boom")) == 'error("f.nesl:3:4", "boom") : int'
+    assert pretty(Error(INT, Loc.point("f.nesl", 3, 4), "boom")) == 'error("f.nesl:3:4", "boom") : int'
     assert pretty(Call("fact", (prim("sub", var("n"), const(1)),))) == "fact (n - 1)"
 
 

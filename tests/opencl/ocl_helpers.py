@@ -18,6 +18,7 @@ from lambda_cu.errors import LcuRuntimeError
 from lambda_cu.executor import Executor
 from lambda_cu.interp import NumpyRunner
 from lambda_cu.ir import Index, Length, SegVec, Thunk, const, param, prim, var
+from lambda_cu.loc import Loc
 from lambda_cu.types import BOOL, CHAR, FLOAT, INT, INT64, SD, Type, VecT
 from lambda_cu.values import SegDes
 
@@ -36,6 +37,12 @@ ODD_SIZES = (0, 1, 2, 3, 7, 2047, 2049, 4097, 6149)
 
 # ------------------------------------------------------------------------------------------------
 # building kernels
+
+
+def L(tag: str) -> Loc:
+    """The source location that stands for ``tag`` in these tests (``tag`` as its file name), for
+    the ``loc`` of a λcu node that can fail: a runtime error must report that node's ``Loc``."""
+    return Loc.point(tag, 1, 1)
 
 
 def th(params: Sequence[tuple[str, Type]] | tuple[str, Type], body: ir.Exp) -> Thunk:

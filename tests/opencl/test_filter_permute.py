@@ -11,7 +11,7 @@ from lambda_cu.ir import (Filter, If, Let, Once, Partition, Permute, Program, Pr
 from lambda_cu.types import TupleT
 from lambda_cu.values import SegDes
 
-from .ocl_helpers import (BIG, BOOL, CHAR, FEW, FLOAT, INT, INT64, ODD_SIZES, SD, Index, Length, SegVec,
+from .ocl_helpers import (L, BIG, BOOL, CHAR, FEW, FLOAT, INT, INT64, ODD_SIZES, SD, Index, Length, SegVec,
                           VecT, check, const, kernel, length, prim, seg, th, var)
 
 pytestmark = pytest.mark.opencl
@@ -98,7 +98,7 @@ def test_filters_big(runners):
 def permutes():
     xi = Index(var("xs"), i)
     f = th(("i", INT), Tuple((xi, prim("mul", i, const(2)), prim("code_char", i))))
-    g = th(("i", INT), Index(var("p"), i, "perm:1:9"))
+    g = th(("i", INT), Index(var("p"), i, L("perm:1:9")))
     s = var("s")
     # reverse each segment, then add the vector p (0 for a valid permutation) to the position
     rev = th(("i", INT), Let((s,), seg("sd", "ids", i),
@@ -107,8 +107,8 @@ def permutes():
                                  Index(var("p"), i))))
     ps = [("xs", IV), ("p", IV), ("sd", SD)]
     rs = ["a", "b", "c"]
-    return Program((kernel("P", ps, [(rs, Permute(f, g, length("xs"), "perm:1:1"))], rs),
-                    kernel("SP", ps, [(rs, SegPermute(f, rev, var("sd"), "perm:2:2"))], rs)))
+    return Program((kernel("P", ps, [(rs, Permute(f, g, length("xs"), L("perm:1:1")))], rs),
+                    kernel("SP", ps, [(rs, SegPermute(f, rev, var("sd"), L("perm:2:2")))], rs)))
 
 
 PERMUTES = permutes()
@@ -134,20 +134,20 @@ def test_permute_valid_hypothesis(runners, perm):
 def test_permute_invalid(runners, perm):
     n = len(perm)
     assert check(PERMUTES, runners, np.arange(n, dtype=np.int32), np.asarray(perm, np.int32), SegDes([]),
-                 name="P", expect_error=True) == ("perm:1:1", MSG_PERMUTE)
+                 name="P", expect_error=True) == (L("perm:1:1"), MSG_PERMUTE)
 
 
 def test_permute_invalid_big(runners):
     perm = np.random.default_rng(5).permutation(BIG).astype(np.int32)
     perm[BIG // 2] = perm[7]                                     # one duplicate, one missing
     assert check(PERMUTES, runners[:1], np.zeros(BIG, np.int32), perm, SegDes([]), name="P",
-                 expect_error=True) == ("perm:1:1", MSG_PERMUTE)
+                 expect_error=True) == (L("perm:1:1"), MSG_PERMUTE)
 
 
 def test_permute_index_thunk_error_comes_first(runners):
     """The index thunk's own subscript fails (p shorter than xs) before the permutation check."""
     assert check(PERMUTES, runners, np.arange(3, dtype=np.int32), np.asarray([0, 0], np.int32), SegDes([]),
-                 name="P", expect_error=True) == ("perm:1:9", MSG_BOUNDS)
+                 name="P", expect_error=True) == (L("perm:1:9"), MSG_BOUNDS)
 
 
 @pytest.mark.parametrize("lengths", SEG_SHAPES, ids=str)
@@ -174,7 +174,7 @@ def test_seg_permute_valid_big(runners):
 def test_seg_permute_invalid(runners, lengths, delta):
     n = sum(lengths)
     assert check(PERMUTES, runners, np.arange(n, dtype=np.int32), np.asarray(delta, np.int32),
-                 SegDes(lengths), name="SP", expect_error=True) == ("perm:2:2", MSG_PERMUTE)
+                 SegDes(lengths), name="SP", expect_error=True) == (L("perm:2:2"), MSG_PERMUTE)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -185,7 +185,7 @@ def scatter():
     f = th(("i", INT), Tuple((Index(var("vs"), i), prim("gt", Index(var("vs"), i), const(0)))))
     g = th(("i", INT), Index(var("ix"), i))
     return Program((kernel("S", [("d0", IV), ("d1", VecT(BOOL)), ("vs", IV), ("ix", IV)],
-                           [(["a", "b"], Scatter((var("d0"), var("d1")), f, g, length("ix"), "w:1:1"))],
+                           [(["a", "b"], Scatter((var("d0"), var("d1")), f, g, length("ix"), L("w:1:1")))],
                            ["a", "b", "d0"]),))
 
 
@@ -224,13 +224,13 @@ def test_scatter_big(runners):
 
 @pytest.mark.parametrize("m,ix", [(3, [0, 3]), (3, [-1]), (0, [0]), (5, [1, 2, 2**31 - 1])], ids=str)
 def test_scatter_out_of_range(runners, m, ix):
-    assert run_scatter(runners, m, [1] * len(ix), ix, expect_error=True) == ("w:1:1", MSG_SCATTER)
+    assert run_scatter(runners, m, [1] * len(ix), ix, expect_error=True) == (L("w:1:1"), MSG_SCATTER)
 
 
 @pytest.mark.parametrize("ix", [[], [0], [0, 5]], ids=str)
 def test_scatter_destinations_of_different_lengths(runners, ix):
     """Destinations of different lengths fail, even with nothing to write."""
-    assert run_scatter(runners, 3, [1] * len(ix), ix, m1=2, expect_error=True) == ("w:1:1", MSG_SCATTER_LENGTHS)
+    assert run_scatter(runners, 3, [1] * len(ix), ix, m1=2, expect_error=True) == (L("w:1:1"), MSG_SCATTER_LENGTHS)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -239,9 +239,9 @@ def test_scatter_destinations_of_different_lengths(runners, ix):
 
 def once():
     xs, s = var("xs"), var("s")
-    body = Tuple((prim("add", Index(xs, const(0), "o:1:1"), s),
+    body = Tuple((prim("add", Index(xs, const(0), L("o:1:1")), s),
                   Length(xs, INT64),
-                  If(prim("gt", Length(xs), const(1)), Index(xs, prim("sub", Length(xs), const(1)), "o:1:2"), s),
+                  If(prim("gt", Length(xs), const(1)), Index(xs, prim("sub", Length(xs), const(1)), L("o:1:2")), s),
                   Tuple((const(2.5), const("c"), prim("lt", s, const(0))))))
     return Program((kernel("K", [("xs", IV), ("s", INT)],
                            [(["a", "b", "c", "d", "e", "f"], Once(th((), body)))], ["a", "b", "c", "d", "e", "f"]),))
@@ -251,4 +251,4 @@ def test_once(runners):
     prog = once()
     for xs in ([4], [4, 5, 6]):
         check(prog, runners, np.asarray(xs, np.int32), -3, expect_error=False)
-    assert check(prog, runners, np.zeros(0, np.int32), 1, expect_error=True) == ("o:1:1", MSG_BOUNDS)
+    assert check(prog, runners, np.zeros(0, np.int32), 1, expect_error=True) == (L("o:1:1"), MSG_BOUNDS)

@@ -11,7 +11,7 @@ from lambda_cu.ir import If, Let, Map, Proj, Reduce, Tuple
 from lambda_cu.types import TupleT
 from lambda_cu.values import SegDes
 
-from .ocl_helpers import (BIG, BOOL, CHAR, FEW, FLOAT, INT, INT64, ODD_SIZES, SD, Index, Length, SegVec,
+from .ocl_helpers import (L, BIG, BOOL, CHAR, FEW, FLOAT, INT, INT64, ODD_SIZES, SD, Index, Length, SegVec,
                           VecT, check, const, kernel, length, one, op2, prim, pull, seg, th, var)
 
 pytestmark = pytest.mark.opencl
@@ -37,10 +37,10 @@ def test_map_several_and_tuple_results(runners, n):
 
 def gather():
     """``v[w[i]]`` and ``v[w[w[i] mod #w] mod #v]`` (subscripts read from memory)."""
-    w_i = Index(var("w"), i, "g:1:3")
-    ww = Index(var("w"), prim("mod", w_i, Length(var("w")), loc="g:1:4"), "g:1:5")
-    body = Tuple((Index(var("v"), w_i, "g:1:1"),
-                  Index(var("v"), prim("mod", ww, Length(var("v")), loc="g:1:6"), "g:1:7")))
+    w_i = Index(var("w"), i, L("g:1:3"))
+    ww = Index(var("w"), prim("mod", w_i, Length(var("w")), loc=L("g:1:4")), L("g:1:5"))
+    body = Tuple((Index(var("v"), w_i, L("g:1:1")),
+                  Index(var("v"), prim("mod", ww, Length(var("v")), loc=L("g:1:6")), L("g:1:7"))))
     return one(Map(th(("i", INT), body), length("w")), [("v", FV), ("w", IV)], nres=2)
 
 
@@ -54,8 +54,8 @@ def test_map_data_dependent_subscripts(runners, v, data):
 def test_map_data_dependent_subscript_out_of_bounds(runners):
     v = np.arange(5, dtype=np.float64)
     for w in ([0, 4, 5, 1], [0, -1], [2**31 - 1]):
-        assert check(gather(), runners, v, np.asarray(w, np.int32), expect_error=True) == ("g:1:1", MSG_BOUNDS)
-    assert check(gather(), runners, np.zeros(0), np.asarray([0], np.int32), expect_error=True) == ("g:1:1", MSG_BOUNDS)
+        assert check(gather(), runners, v, np.asarray(w, np.int32), expect_error=True) == (L("g:1:1"), MSG_BOUNDS)
+    assert check(gather(), runners, np.zeros(0), np.asarray([0], np.int32), expect_error=True) == (L("g:1:1"), MSG_BOUNDS)
     check(gather(), runners, np.zeros(0), np.zeros(0, np.int32), expect_error=False)
 
 
@@ -92,11 +92,11 @@ def test_map_segment_descriptor_subscripts_big(runners):
 def if_let():
     """if/let inside a thunk: untaken branches that would fail, tuples out of an if, nested
     destructuring lets, shadowing."""
-    xi = Index(var("xs"), i, "l:1:1")
+    xi = Index(var("xs"), i, L("l:1:1"))
     pair = var("p")
     body = Let((x,), xi, Let((pair,),
                If(prim("gt", x, const(0)),
-                  Tuple((prim("div", const(100), x, loc="l:2:1"), Tuple((x, const(True))))),
+                  Tuple((prim("div", const(100), x, loc=L("l:2:1")), Tuple((x, const(True))))),
                   Tuple((const(-1), Tuple((prim("neg", x), const(False)))))),
                Let((var("a"), var("b")), pair,
                    Let((var("c"), var("d")), var("b"),
@@ -104,10 +104,10 @@ def if_let():
                            Tuple((x, var("d"),
                                   # reads xs[i + 1] only where it exists
                                   If(prim("lt", prim("add", i, const(1)), Length(var("xs"))),
-                                     Index(var("xs"), prim("add", i, const(1)), "l:3:1"), const(0)),
+                                     Index(var("xs"), prim("add", i, const(1)), L("l:3:1")), const(0)),
                                   # division guarded by the condition
                                   If(prim("eq", var("c"), const(0)), const(0),
-                                     prim("rem", const(7), var("c"), loc="l:4:1")),
+                                     prim("rem", const(7), var("c"), loc=L("l:4:1"))),
                                   # if inside the condition of an if
                                   If(If(var("d"), prim("gt", var("c"), const(3)), const(False)),
                                      const("y"), const("n")))))))))

@@ -16,7 +16,7 @@ from lambda_cu.errors import MSG_DIV0, MSG_ISQRT
 from lambda_cu.ir import Exp, If, Let, Map, PrimOp, Tuple
 from lambda_cu.prims import PRIMS
 
-from .ocl_helpers import (BOOL, CHAR, FLOAT, INT, INT64, VecT, check, const, length, one, prim, th,
+from .ocl_helpers import (L, BOOL, CHAR, FLOAT, INT, INT64, VecT, check, const, length, one, prim, th,
                           var, Index)
 
 pytestmark = pytest.mark.opencl
@@ -48,7 +48,7 @@ X, Y = var("x"), var("y")
 
 def guarded(op, t, zero):
     """``if y == 0 then 0 else op(x, y)`` (the untaken branch cannot fail)."""
-    return If(prim("eq", Y, const(zero, t)), const(zero, t), prim(op, X, Y, loc=f"p:{op}"))
+    return If(prim("eq", Y, const(zero, t)), const(zero, t), prim(op, X, Y, loc=L(f"p:{op}")))
 
 
 def int_exprs(t):
@@ -67,11 +67,11 @@ def int_exprs(t):
         add(op, guarded(op, t, z))
     # pow: a negative exponent gives 1/x^-e (0 ^ negative fails: guarded)
     add("pow", If(prim("and", prim("lt", Y, const(0, t)), prim("eq", X, const(0, t))), const(0, t),
-                  prim("pow", X, Y, loc="p:pow")))
+                  prim("pow", X, Y, loc=L("p:pow"))))
     add("pow_small", prim("pow", X, prim("abs", prim("rem", Y, const(5, t)))))
     for op in ("neg", "abs", "not", "isqrt"):
         add(op, prim(op, X))
-    add("isqrt_loc", If(prim("lt", X, const(0, t)), const(0, t), prim("isqrt", X, loc="p:isqrt")))
+    add("isqrt_loc", If(prim("lt", X, const(0, t)), const(0, t), prim("isqrt", X, loc=L("p:isqrt"))))
     add("to_float", prim("to_float", X))
     add("to_int32", prim("to_int", X, ty=INT))
     add("to_int64", prim("to_int", X, ty=INT64))
@@ -210,24 +210,24 @@ def test_constants_of_every_type(runners):
 @pytest.mark.parametrize("op", ["div", "rem", "mod"])
 @pytest.mark.parametrize("t,dt", [(INT, np.int32), (INT64, np.int64)], ids=["int", "int64"])
 def test_division_by_zero(runners, op, t, dt):
-    prog = binary_map(t, [prim(op, X, Y, loc=f"f.nesl:3:{op}")])
+    prog = binary_map(t, [prim(op, X, Y, loc=L(f"f.nesl:3:{op}"))])
     (ref,) = [check(prog, runners, np.asarray([5, 6, 7], dt), np.asarray([1, 0, 2], dt), expect_error=True)]
-    assert ref == (f"f.nesl:3:{op}", MSG_DIV0)
+    assert ref == (L(f"f.nesl:3:{op}"), MSG_DIV0)
     check(prog, runners, np.asarray([5, -7], dt), np.asarray([2, -1], dt), expect_error=False)
 
 
 def test_float_division_by_zero_is_ieee(runners):
-    prog = binary_map(FLOAT, [prim("div", X, Y, loc="f:1:1")])
+    prog = binary_map(FLOAT, [prim("div", X, Y, loc=L("f:1:1"))])
     check(prog, runners, np.asarray([1.0, -1.0, 0.0, -0.0]), np.asarray([0.0, 0.0, 0.0, -0.0]), expect_error=False)
 
 
 def test_zero_to_a_negative_power_and_isqrt_of_a_negative(runners):
-    prog = binary_map(INT, [prim("pow", X, Y, loc="f:2:2")])
+    prog = binary_map(INT, [prim("pow", X, Y, loc=L("f:2:2"))])
     assert check(prog, runners, np.asarray([2, 0], np.int32), np.asarray([-1, -3], np.int32),
-                 expect_error=True) == ("f:2:2", MSG_DIV0)
-    prog = binary_map(INT, [prim("isqrt", X, loc="f:4:4")])
+                 expect_error=True) == (L("f:2:2"), MSG_DIV0)
+    prog = binary_map(INT, [prim("isqrt", X, loc=L("f:4:4"))])
     assert check(prog, runners, np.asarray([4, -4], np.int32), np.asarray([0, 0], np.int32),
-                 expect_error=True) == ("f:4:4", MSG_ISQRT)
+                 expect_error=True) == (L("f:4:4"), MSG_ISQRT)
     # without a location isqrt of a negative number is 0, no error
     prog = binary_map(INT, [prim("isqrt", X)])
     check(prog, runners, np.asarray([4, -4], np.int32), np.asarray([0, 0], np.int32), expect_error=False)
