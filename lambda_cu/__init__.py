@@ -9,10 +9,8 @@ Modules:
   ``lambda_cu.values``   runtime values (``SegDes``) and nested-Python-value conversions
   ``lambda_cu.interp``   the vectorised numpy interpreter (raises ``LcuRuntimeError``)
   ``lambda_cu.fusion``   the fusion pass (PDG, ILP schedule, SOAC rewriting)
+
+The package imports nothing: ``lambda_cu.loc`` and ``lambda_cu.support``, which every stage
+uses, load without the IR (``str(node)`` loads the printer, see ``lambda_cu.ir.Node``).
 """
 
-from . import ir as _ir
-from .printer import pretty as _pretty
-
-#: ``str(node)`` of every λcu node is the printer's concrete syntax (lambda_cu/ir.py, ``Node``)
-_ir.Node._pretty = staticmethod(_pretty)

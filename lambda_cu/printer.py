@@ -270,3 +270,7 @@ def _qstr(s: Optional[str]) -> str:
 
 
 __all__ = ["pretty", "const_str", "loc_text"]
+
+
+#: ``str(node)`` of every λcu node is this printer's concrete syntax (``lambda_cu.ir.Node``)
+ir.Node._pretty = staticmethod(pretty)
