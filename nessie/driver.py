@@ -67,20 +67,23 @@ def run_interp(c: Compiled, out: TextIO, *, int_bits: int = 32, print_length: in
 
 
 def flatten(c: Compiled, *, int_bits: int = 32):
-    from nessie.flatten import flatten_program
-    from nessie.limits import run_deep
+    """The ``flatten`` pass (``nessie.passes``) on the program's monomorphic instances."""
+    from nessie import passes
     check_int_literals(c, int_bits)
-    return run_deep(lambda: flatten_program(c.mono, int_bits))
+    try:
+        return passes.run(None, passes.Options(c.filename, int_bits), until="flatten",
+                          start=("mono", c.mono))["lcu"]
+    except (RuntimeNeslError, CompileError, CompileErrors) as err:
+        raise with_sources(err, c.sources)
 
 
-def fuse(flat, **kw):
-    """Fused copy of a flattened program (``(FlatProgram, report)``)."""
-    from dataclasses import replace
-
-    from lambda_cu.fusion import fuse_program
-    from nessie.limits import run_deep
-    res = run_deep(lambda: fuse_program(flat.program, **kw))
-    return replace(flat, program=res.program), res.report
+def fuse(flat, *, time_limit: Optional[float] = None):
+    """The ``fuse`` pass (``nessie.passes``): the fused copy of a flattened program and the
+    fusion report, ``(FlatProgram, report)``; ``time_limit``: the ILP's, in seconds."""
+    from nessie import passes
+    f = passes.run(None, passes.Options(fuse=True, fuse_time_limit=time_limit), until="fuse",
+                   start=("lcu", flat))["lcu-fused"]
+    return f.flat, f.report
 
 
 def make_externs(c: Compiled, flat, out: TextIO, *, int_bits: int = 32, print_length: int = 100):

@@ -36,6 +36,8 @@ class Options:
     filename: str = "<input>"
     int_bits: int = 32
     fuse: bool = True
+    #: the fusion ILP's time limit in seconds (None: fusion's default)
+    fuse_time_limit: Optional[float] = None
 
 
 @dataclass(frozen=True)
@@ -106,7 +108,8 @@ def _fuse(flat, o: Options):
     from dataclasses import replace
 
     from lambda_cu.fusion import fuse_program
-    res = fuse_program(flat.program)
+    kw = {} if o.fuse_time_limit is None else {"time_limit": o.fuse_time_limit}
+    res = fuse_program(flat.program, **kw)
     return Fused(replace(flat, program=res.program), res.report)
 
 
