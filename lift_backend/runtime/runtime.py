@@ -148,12 +148,7 @@ class Runtime:
         prog = kernel.program
         sizes = dict(sizes or {})
         check_size_values(sizes)
-        missing_args = [p.name for p in prog.params if p.name not in args]
-        if missing_args:
-            raise LiftRuntimeError(f"missing argument(s): {', '.join(missing_args)}")
-        extra = set(args) - {p.name for p in prog.params}
-        if extra:
-            raise LiftRuntimeError(f"unknown argument(s): {', '.join(sorted(extra))}")
+        _check_arg_names(prog, args)
         # check the kinds of the arguments, then infer the sizes not given from their shapes
         values = {p.name: _as_value(args[p.name], p.type, p.name) for p in prog.params}
         origin: Dict[str, str] = {}
@@ -271,12 +266,7 @@ class Runtime:
         result passed to the later stages as the argument it names; the sizes are those given
         and those the program's own arguments determine."""
         prog = pipe.program
-        missing_args = [p.name for p in prog.params if p.name not in args]
-        if missing_args:
-            raise LiftRuntimeError(f"missing argument(s): {', '.join(missing_args)}")
-        extra = set(args) - {p.name for p in prog.params}
-        if extra:
-            raise LiftRuntimeError(f"unknown argument(s): {', '.join(sorted(extra))}")
+        _check_arg_names(prog, args)
         sizes = dict(sizes or {})
         check_size_values(sizes)
         for p in prog.params:
@@ -661,3 +651,13 @@ def get_runtime(device=None) -> Runtime:
     if _default_runtime is None:
         _default_runtime = Runtime()
     return _default_runtime
+
+
+def _check_arg_names(prog, args) -> None:
+    """Every parameter of ``prog`` has an argument, and every argument a parameter."""
+    missing_args = [p.name for p in prog.params if p.name not in args]
+    if missing_args:
+        raise LiftRuntimeError(f"missing argument(s): {', '.join(missing_args)}")
+    extra = set(args) - {p.name for p in prog.params}
+    if extra:
+        raise LiftRuntimeError(f"unknown argument(s): {', '.join(sorted(extra))}")

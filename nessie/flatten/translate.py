@@ -350,23 +350,8 @@ class Flattener:
         pending: dict = {}
 
         def flush():
-            failing = []
-            for name, calls in pending.items():
-                if name not in self.safe_funs:
-                    failing += calls
-                elif len(calls) == 1:
-                    i, x, argv = calls[0]
-                    vals[i] = self.call_user(x, argv, ctx, env)
-                else:
-                    for (i, _, _), v in zip(calls, self.call_batched(calls, ctx, env)):
-                        vals[i] = v
-            failing.sort(key=lambda c: c[0])
-            if len({c[1].name for c in failing}) < len(failing):
-                for (i, _, _), v in zip(failing, self.call_speculated(failing, ctx, env)):
-                    vals[i] = v
-            else:                           # no two calls of one function: in order
-                for i, x, argv in failing:
-                    vals[i] = self.call_user(x, argv, ctx, env)
+            for i, v in self.make_held(pending, ctx, env).items():
+                vals[i] = v
             pending.clear()
 
         for i, x in enumerate(exps):
@@ -386,6 +371,31 @@ class Flattener:
                 vals[i] = self.tr(x, env, ctx)
         flush()
         return vals
+
+    def make_held(self, groups: dict, ctx: Ctx, env: dict) -> dict:
+        """Make the held calls ``(i, call, argv)``, grouped by function, in ``ctx``: a safe
+        function's calls as one batched call (:meth:`call_batched`); the calls of functions
+        that may fail together, speculatively (:meth:`call_speculated`) where one function is
+        called twice or more, else one by one in source order.  Returns the results by ``i``."""
+        out: dict = {}
+        failing = []
+        for name, calls in groups.items():
+            if name not in self.safe_funs:
+                failing += calls
+            elif len(calls) == 1:
+                i, x, argv = calls[0]
+                out[i] = self.call_user(x, argv, ctx, env)
+            else:
+                for (i, _, _), v in zip(calls, self.call_batched(calls, ctx, env)):
+                    out[i] = v
+        failing.sort(key=lambda c: c[0])
+        if len({c[1].name for c in failing}) < len(failing):
+            for (i, _, _), v in zip(failing, self.call_speculated(failing, ctx, env)):
+                out[i] = v
+        else:                               # no two calls of one function: in order
+            for i, x, argv in failing:
+                out[i] = self.call_user(x, argv, ctx, env)
+        return out
 
     def host_siblings(self, exps: list, env: dict, counts: dict) -> list:
         """:meth:`tr_siblings` outside any context (host code): the calls of one function that
@@ -418,24 +428,7 @@ class Flattener:
             groups = {}
             for c in pending:
                 groups.setdefault(c[1].name, []).append(c)
-            out: dict = {}
-            failing = []
-            for name, calls in groups.items():
-                if name not in self.safe_funs:
-                    failing += calls
-                elif len(calls) == 1:
-                    i, x, argv = calls[0]
-                    out[i] = self.call_user(x, argv, one, env)
-                else:
-                    for (i, _, _), v in zip(calls, self.call_batched(calls, one, env)):
-                        out[i] = v
-            failing.sort(key=lambda c: c[0])
-            if len({c[1].name for c in failing}) < len(failing):
-                for (i, _, _), v in zip(failing, self.call_speculated(failing, one, env)):
-                    out[i] = v
-            else:                           # no two calls of one function: in order
-                for i, x, argv in failing:
-                    out[i] = self.call_user(x, argv, one, env)
+            out = self.make_held(groups, one, env)
             for i, x, _ in pending:
                 # the one instance's value, as a host value
                 rep = materialise(b, out[i], one, self.tm, x.type)
