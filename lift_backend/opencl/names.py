@@ -14,59 +14,11 @@ whose name is that of a program parameter or of the program (the kernel body cal
 """
 from __future__ import annotations
 
-import re
 from typing import Iterable, Set
 
 from ..errors import LiftCompileError
+from ..reserved import why_reserved
 from ..ir.expr import UserFun, walk
-
-C_KEYWORDS = {
-    "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum",
-    "extern", "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return",
-    "short", "signed", "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void",
-    "volatile", "bool", "half", "uchar", "ushort", "uint", "ulong", "size_t", "ptrdiff_t", "intptr_t",
-    "uintptr_t", "kernel", "global", "local", "constant", "private", "read_only", "write_only",
-    "read_write", "true", "false", "main", "event_t", "sampler_t", "image1d_t", "image2d_t",
-    "image3d_t", "image1d_array_t", "image2d_array_t", "image1d_buffer_t", "NULL", "vec_step",
-    "typeof", "_Bool", "_Complex", "_Imaginary",
-}
-
-#: OpenCL C 1.2 built-in functions (spec §6.12), the families given by RESERVED_PREFIXES aside
-OPENCL_BUILTINS = set("""
-acos acosh acospi asin asinh asinpi atan atan2 atanh atanpi atan2pi cbrt ceil copysign cos cosh
-cospi erfc erf exp exp2 exp10 expm1 fabs fdim floor fma fmax fmin fmod fract frexp hypot ilogb
-ldexp lgamma lgamma_r log log2 log10 log1p logb mad maxmag minmag modf nan nextafter pow pown
-powr remainder remquo rint rootn round rsqrt sin sincos sinh sinpi sqrt tan tanh tanpi tgamma
-trunc half_cos half_divide half_exp half_exp2 half_exp10 half_log half_log2 half_log10 half_powr
-half_recip half_rsqrt half_sin half_sqrt half_tan native_cos native_divide native_exp native_exp2
-native_exp10 native_log native_log2 native_log10 native_powr native_recip native_rsqrt native_sin
-native_sqrt native_tan abs abs_diff add_sat hadd rhadd clamp clz mad_hi mad_sat max min mul_hi
-rotate sub_sat upsample popcount mad24 mul24 degrees mix radians step smoothstep sign cross dot
-distance length normalize fast_distance fast_length fast_normalize isequal isnotequal isgreater
-isgreaterequal isless islessequal islessgreater isfinite isinf isnan isnormal isordered
-isunordered signbit any all bitselect select shuffle shuffle2 printf barrier mem_fence
-read_mem_fence write_mem_fence wait_group_events prefetch read_imagef read_imagei
-read_imageui write_imagef write_imagei write_imageui read_imageh write_imageh
-""".split())
-
-RESERVED_PREFIXES = ("get_", "vload", "vstore", "convert_", "as_", "atomic_", "atom_", "async_",
-                     "__", "Tuple_", "CLK_", "lift_")
-
-_VECTOR_TYPE = re.compile(r"(char|uchar|short|ushort|int|uint|long|ulong|float|double|half|bool)"
-                          r"(2|3|4|8|16)?(_t)?$")
-
-
-def why_reserved(name: str, builtins: bool = True) -> str:
-    """Why ``name`` cannot be a user name in the generated C ('' when it can)."""
-    if name in C_KEYWORDS or _VECTOR_TYPE.match(name):
-        return "an OpenCL C keyword or type name"
-    if builtins and name in OPENCL_BUILTINS:
-        return "the name of an OpenCL C built-in function"
-    for p in RESERVED_PREFIXES:
-        if name.startswith(p):
-            return f"reserved: names beginning with {p} belong to OpenCL C or to the generated code"
-    return ""
-
 
 def user_names(program) -> Set[str]:
     """Every name of ``program`` that reaches the C as the user wrote it."""

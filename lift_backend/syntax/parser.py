@@ -24,6 +24,7 @@ from typing import Dict, List, Optional, Tuple, Union
 
 from .. import arith as A
 from ..errors import LiftSyntaxError, Span
+from ..reserved import why_reserved
 from ..limits import MAX_EXPR_DEPTH, MAX_TYPE_DEPTH, expression_too_deep, type_too_deep
 from ..ir import patterns as P
 from ..ir.expr import Expr, FunCall, FunDecl, Lambda, Literal, Param, Program, UserFun, compose, extend
@@ -37,15 +38,6 @@ POSITION_VAR_UID = -3
 
 KEYWORDS = {"userfun", "program", "o"}
 # names the generated OpenCL C cannot use for parameters and user functions
-C_RESERVED = {
-    "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum",
-    "extern", "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return",
-    "short", "signed", "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void",
-    "volatile", "bool", "half", "uchar", "ushort", "uint", "ulong", "size_t", "ptrdiff_t", "intptr_t",
-    "uintptr_t", "kernel", "__kernel", "global", "__global", "local", "__local", "constant",
-    "__constant", "private", "__private", "read_only", "write_only", "read_write", "true", "false",
-    "barrier", "main",
-}
 VALUE_PATTERNS = {"zip", "gatherIdx", "splitOffsets"}
 FUNCTION_PATTERNS = {
     "map", "mapSeq", "mapGlb", "mapWrg", "mapLcl", "reduce", "reduceSeq", "iterate", "split",
@@ -127,8 +119,9 @@ class Parser:
     def param_name(self, seen) -> Token:
         """A parameter name: not reserved, not given twice."""
         pn = self.name("a parameter name")
-        if pn.text in KEYWORDS or pn.text in C_RESERVED:
-            raise self.error(f"{pn.text} is a reserved name", pn)
+        why = "a Lift keyword" if pn.text in KEYWORDS else why_reserved(pn.text, builtins=False)
+        if why:
+            raise self.error(f"{pn.text} is a reserved name ({why})", pn)
         if pn.text in seen:
             raise self.error(f"parameter {pn.text} is declared twice", pn)
         return pn
@@ -159,8 +152,10 @@ class Parser:
     def parse_userfun(self) -> UserFun:
         start = self.expect("userfun")
         name = self.name("a function name")
-        if name.text in FUNCTION_PATTERNS or name.text in KEYWORDS or name.text in C_RESERVED:
-            raise self.error(f"{name.text} is a reserved name", name)
+        why = ("a Lift pattern" if name.text in FUNCTION_PATTERNS else
+               "a Lift keyword" if name.text in KEYWORDS else why_reserved(name.text))
+        if why:
+            raise self.error(f"{name.text} is a reserved name ({why})", name)
         self.expect("(")
         pnames, ptypes = [], []
         if not self.at(")"):

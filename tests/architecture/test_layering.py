@@ -153,3 +153,75 @@ def test_compiled_path_never_calls_interpreter_builtins(monkeypatch, tmp_path):
         out = io.StringIO()
         driver.run_lcu(c, flat, out)
         assert "it = " in out.getvalue()
+
+
+# ------------------------------------------------------------------------------------------------
+# The interpreter's whole import closure (not only its own files' imports): what it reaches
+# through the front end (``nessie.diagnostics``, ``nessie.limits``, ...) counts too.  Of
+# ``lambda_cu`` it may reach only the bottom modules every stage shares — the location value,
+# the big-stack runner and NESL's runtime error texts (issue 13: one table of texts for every
+# backend) — which import nothing but each other.  The front end it shares with the compiled
+# path (syntax, types, ``nessie.mono``: the interpreter runs monomorphised programs) is allowed.
+
+#: the modules of lambda_cu the reference interpreter may reach, directly or not
+INTERP_SHARED = {"lambda_cu.loc", "lambda_cu.support", "lambda_cu.errors"}
+
+
+def _module_file(mod: str):
+    p = ROOT.joinpath(*mod.split("."))
+    if (p / "__init__.py").is_file():
+        return p / "__init__.py"
+    if p.with_suffix(".py").is_file():
+        return p.with_suffix(".py")
+    return None
+
+
+def _project_imports(mod: str, path: Path) -> list[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    package = mod if path.name == "__init__.py" else mod.rpartition(".")[0]
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[:len(package.split(".")) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            out.append(target)
+            out += [f"{target}.{a.name}" for a in node.names]     # submodules imported by name
+    return [m for m in out if m.split(".")[0] in ("nessie", "lambda_cu", "lift_backend")]
+
+
+def import_closure(start: str) -> set[str]:
+    """The project modules ``start`` reaches through imports (also those inside functions).
+    Packages above ``start``'s top-level package are not followed: ``nessie/__init__`` is
+    the public API, which loads every stage, and is not what a module's code depends on."""
+    seen: set[str] = set()
+    todo = [start]
+    while todo:
+        mod = todo.pop()
+        path = _module_file(mod)
+        if path is None or mod in seen:
+            continue
+        seen.add(mod)
+        parts = mod.split(".")
+        todo += [".".join(parts[:i]) for i in range(2, len(parts))]   # enclosing packages
+        todo += _project_imports(mod, path)
+    return seen
+
+
+def test_interpreter_closure_reaches_no_compiled_path():
+    closure = set().union(*(import_closure(f"nessie.interp.{f.stem}")
+                            for f in (ROOT / "nessie" / "interp").glob("*.py")))
+    assert "nessie.interp.eval" in closure and "nessie.diagnostics" in closure   # it walked
+    compiled = sorted(m for m in closure
+                      if (m.split(".")[0] == "lambda_cu" and m not in INTERP_SHARED)
+                      or m.split(".")[0] == "lift_backend"
+                      or m.startswith(("nessie.flatten", "nessie.driver",
+                                       "nessie.api", "nessie.hostlib", "nessie.passes")))
+    assert not compiled, f"the reference interpreter reaches the compiled path: {compiled}"
+    for mod in INTERP_SHARED:
+        below = {m for m in import_closure(mod) if m.split(".")[0] != "lambda_cu"}
+        assert not below and import_closure(mod) <= INTERP_SHARED | {"lambda_cu"}, mod

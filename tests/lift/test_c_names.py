@@ -2,10 +2,12 @@
 (out, tmp1, acc1, src1/dst1, swap, vector variants, id functions) avoid the user's, and user
 names that OpenCL C gives a meaning (keywords, built-in functions, reserved prefixes) are
 located errors, never a wrong result or a failed build."""
+import dataclasses
+
 import numpy as np
 import pytest
 
-from lift_backend import LiftCompileError, compile_program, parse
+from lift_backend import LiftCompileError, LiftSyntaxError, compile_program, parse
 
 ADD = "userfun add(a: float, b: float): float { return a + b; }\n"
 DBL = "userfun dbl(a: float): float { return a + a; }\n"
@@ -62,27 +64,62 @@ def test_tuple_component_names_do_not_capture_parameters(runtime):
     np.testing.assert_array_equal(run(runtime, text, {"x": X, "y": y}), 2 * X + 1)
 
 
-@pytest.mark.parametrize("text, where, msg", [
-    ("userfun fabs(a: float): float { return a; }\nprogram p(x: [float]N) = mapGlb(0)(fabs) $ x", "1:1",
-     "user function fabs: the name of an OpenCL C built-in function; rename it"),
-    ("userfun get_global_id(a: float): float { return a; }\nprogram p(x: [float]N) = mapGlb(0)(get_global_id) $ x",
-     "1:1", "user function get_global_id: reserved: names beginning with get_"),
+RESERVED = [
+    ("userfun fabs(a: float): float { return a; }\nprogram p(x: [float]N) = mapGlb(0)(fabs) $ x",
+     "fabs", "1:9", "user function fabs: the name of an OpenCL C built-in function; rename it"),
+    ("userfun get_global_id(a: float): float { return a; }\n"
+     "program p(x: [float]N) = mapGlb(0)(get_global_id) $ x",
+     "get_global_id", "1:9", "user function get_global_id: reserved: names beginning with get_"),
     ("userfun Tuple_float_float(a: float): float { return a; }\n"
-     "program p(x: [float]N) = mapGlb(0)(Tuple_float_float) $ x", "1:1",
+     "program p(x: [float]N) = mapGlb(0)(Tuple_float_float) $ x", "Tuple_float_float", "1:9",
      "user function Tuple_float_float: reserved: names beginning with Tuple_"),
-    ("userfun f(float4: float): float { return float4; }\nprogram p(x: [float]N) = mapGlb(0)(f) $ x", "1:1",
-     "user function f: parameter float4: an OpenCL C keyword or type name"),
-    ("program p(x: [float]N, get_local_id: float) = mapGlb(0)(id) $ x", "1:1",
+    ("userfun f(float4: float): float { return float4; }\nprogram p(x: [float]N) = mapGlb(0)(f) $ x",
+     "float4", "1:11", "user function f: parameter float4: an OpenCL C keyword or type name"),
+    ("program p(x: [float]N, get_local_id: float) = mapGlb(0)(id) $ x", "get_local_id", "1:24",
      "parameter get_local_id: reserved: names beginning with get_"),
-    (DBL + "program dbl(x: [float]N) = mapGlb(0)(dbl) $ x", "2:1",
+]
+
+
+def _renamed(x, old: str, new: str):
+    """``x`` (a Lift IR value) with the name ``old`` written ``new`` everywhere."""
+    if isinstance(x, str):
+        return x.replace(old, new)
+    if isinstance(x, tuple):
+        return tuple(_renamed(e, old, new) for e in x)
+    if dataclasses.is_dataclass(x) and not isinstance(x, type):
+        return dataclasses.replace(x, **{f.name: _renamed(getattr(x, f.name), old, new)
+                                         for f in dataclasses.fields(x)
+                                         if f.init and f.name not in ("span", "type")})
+    return x
+
+
+@pytest.mark.parametrize("text, name, where, msg", RESERVED)
+def test_reserved_names_are_refused_by_the_parser(text, name, where, msg):
+    # one list of the names OpenCL C reserves (lift_backend/reserved.py) for the parser and the
+    # generator: the parser points at the name itself
+    why = msg.split(f"{name}: ", 1)[1].split(";")[0]
+    with pytest.raises(LiftSyntaxError) as ei:
+        parse(text, "t.lift")
+    e = ei.value
+    assert f"{e.span.line}:{e.span.col}" == where and f"{name} is a reserved name ({why}" in e.message
+
+
+@pytest.mark.parametrize("text, name, where, msg", RESERVED + [
+    (DBL + "program dbl(x: [float]N) = mapGlb(0)(dbl) $ x", None, "2:1",
      "program dbl has the name of a user function it calls"),
 ])
-def test_reserved_names_are_located_errors(text, where, msg):
-    prog = list(parse(text, "t.lift").programs.values())[-1]
+def test_reserved_names_are_located_errors(text, name, where, msg):
+    # programs built through the IR (the Python API), not read by the parser, are refused by
+    # the generator, at the program
+    if name is not None:
+        prog = _renamed(parse(text.replace(name, "zzname"), "t.lift").program("p"), "zzname", name)
+        where = "1:1"          # the user function's definition, or the program
+    else:
+        prog = list(parse(text, "t.lift").programs.values())[-1]
     with pytest.raises(LiftCompileError) as ei:
         compile_program(prog)
     e = ei.value
-    assert f"{e.span.line}:{e.span.col}" == where and e.message.startswith(msg)
+    assert e.span is not None and f"{e.span.line}:{e.span.col}" == where and e.message.startswith(msg)
 
 
 def test_program_named_like_a_built_in_is_refused():

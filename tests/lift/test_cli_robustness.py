@@ -368,7 +368,7 @@ def test_arity_type_and_index_function_errors_are_located(capsys, tmp_path, body
 
 @pytest.mark.parametrize("params,col,message", [
     ("x: [float]N, x: [float]N", 24, "parameter x is declared twice"),
-    ("int: [float]N", 11, "int is a reserved name"),
+    ("int: [float]N", 11, "int is a reserved name (an OpenCL C keyword or type name)"),
     ("N: [float]N", 1, "parameter N has the name of a size variable of the parameter types"),
 ])
 def test_bad_parameter_names_are_located(capsys, tmp_path, params, col, message):
