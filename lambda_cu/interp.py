@@ -67,7 +67,7 @@ from .types import (INT, BoolT, CharT, FloatT, IntT, SegDesT, TupleT, Type, Unit
                     flat_components)
 from .values import SegDes, dtype_of, from_nested, scalar, to_nested, values_close
 
-from .errors import (MSG_BOUNDS, MSG_DIV0, MSG_ISQRT, MSG_NEG_LENGTH, MSG_PERMUTE, MSG_SCATTER,
+from .errors import (PREFIX, NEGATIVE_SIZE, MSG_BOUNDS, MSG_DIV0, MSG_ISQRT, MSG_NEG_LENGTH, MSG_PERMUTE, MSG_SCATTER,
                      MSG_SCATTER_LENGTHS, LcuRuntimeError)
 from .executor import Executor, on_big_stack as _on_big_stack
 
@@ -674,7 +674,7 @@ def _soac(s: ir.Soac, kenv: dict[str, Any]) -> list:
     else:
         n = _size(s.size, kenv)
     if n < 0:
-        raise LcuRuntimeError(None, f"RUNTIME ERROR: negative iteration size {n} in {s.NAME}")
+        raise LcuRuntimeError(None, PREFIX + NEGATIVE_SIZE.format(n=n, op=s.NAME))
     xs = _pull(s.f, kenv, n)
     if isinstance(s, ir.Map):
         return xs

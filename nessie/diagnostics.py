@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from typing import Iterable, Mapping, Optional, Union
 
+from lambda_cu import errors
 from lambda_cu.loc import Loc
 
 __all__ = [
@@ -197,7 +198,7 @@ class RuntimeNeslError(Exception):
     shows it once.
     """
 
-    PREFIX = "RUNTIME ERROR: "
+    PREFIX = errors.PREFIX
     #: file name -> source text, for the quoted line (see :func:`with_sources`)
     sources: Mapping[str, str] = {}
 

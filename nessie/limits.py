@@ -42,7 +42,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Optional
 
-from lambda_cu.errors import MSG_RECURSION
+from lambda_cu.errors import MSG_OUT_OF_MEMORY, MSG_RECURSION
 from lambda_cu.support import RECURSION_LIMIT, STACK_SIZE, env_positive, run_deep
 from nessie.diagnostics import Span
 
@@ -55,8 +55,9 @@ MAX_EXPR_DEPTH = env_positive("NESSIE_MAX_EXPR_DEPTH", 1000)
 #: the runtime error every backend reports when a program's recursion exhausts the stack (the
 #: text of ``lambda_cu.errors``, which the λcu executor raises)
 RECURSION_TOO_DEEP = MSG_RECURSION
-#: the runtime error every backend reports when a program's values do not fit in memory
-OUT_OF_MEMORY = "RUNTIME ERROR: out of memory."
+#: the runtime error every backend reports when a program's values do not fit in memory (the
+#: text of ``lambda_cu.errors``)
+OUT_OF_MEMORY = MSG_OUT_OF_MEMORY
 
 def expression_too_deep(limit: Optional[int] = None) -> str:
     limit = MAX_EXPR_DEPTH if limit is None else limit

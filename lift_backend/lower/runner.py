@@ -34,7 +34,7 @@ import numpy as np
 
 from lambda_cu import ir
 from lambda_cu.loc import Loc
-from lambda_cu.errors import MSG_NEG_LENGTH, MSG_SCATTER_LENGTHS, LcuRuntimeError
+from lambda_cu.errors import MSG_NEG_LENGTH, MSG_SCATTER_LENGTHS, NEGATIVE_SIZE, PREFIX, LcuRuntimeError
 from lambda_cu.types import BoolT, CharT, FloatT, IntT, SegDesT, TupleT, Type, UnitT, VecT
 from lambda_cu.values import SegDes, dtype_of
 
@@ -644,7 +644,7 @@ class OpenCLRunner:
         else:
             n = self._size(s.size, kenv)
         if n < 0:
-            raise LcuRuntimeError(None, f"RUNTIME ERROR: negative iteration size {n} in {s.NAME}")
+            raise LcuRuntimeError(None, PREFIX + NEGATIVE_SIZE.format(n=n, op=s.NAME))
         if isinstance(s, (ir.SegReduce, ir.SegScan)) and self._rows(sd):
             # one work-item per segment, one pass, no segment ids
             ctx = self._ctx_args(ls, kenv, own=False) + [self.err, self._errbase(ls)]

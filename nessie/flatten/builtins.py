@@ -23,7 +23,7 @@ from typing import Optional
 from lambda_cu import ir
 from lambda_cu.loc import Loc
 from lambda_cu.types import BOOL, CHAR, FLOAT, INT, FloatT, VecT
-from nessie import errors_text as E
+from lambda_cu import errors as E
 from nessie.types import typed_ast as T
 from nessie.types import types as nt
 
@@ -396,12 +396,12 @@ def dist(fl, e, av, nv, ctx):
 
 
 _MAX_LEN = E.MAX_SEQ_LENGTH
-_MSG_TOO_LONG = "RUNTIME ERROR: " + E.SEQUENCE_TOO_LONG
+_MSG_TOO_LONG = E.MSG_TOO_LONG
 
 
 def _length_check(fl, n: ir.Exp, ctx, loc, lifted: bool = False):
     """The interpreter's limit on the length of a sequence built from a count (``dist``,
-    ranges; see ``nessie.errors_text.MAX_SEQ_LENGTH``), checked on the host before anything of
+    ranges; see ``lambda_cu.errors.MAX_SEQ_LENGTH``), checked on the host before anything of
     that size is allocated: ``n`` is the length (a host int, the same for every instance of
     ``ctx`` if any) or, when ``lifted``, the vector of the instances' lengths.  Constant lengths
     within the limit need no check."""
@@ -626,9 +626,9 @@ def permute(fl, e, sv, iv, ctx):
     return L(R.Seg(rs.sd, R.gather(b, rs.data, inv, total)), None)
 
 
-_MSG_PERMUTE = "RUNTIME ERROR: Index sequence of permute is not a permutation."
-_MSG_ZIP = "RUNTIME ERROR: Length mismatch in an apply-to-each."
-_MSG_PARTITION = "RUNTIME ERROR: Counts of partition do not sum to the length of the sequence."
+_MSG_PERMUTE = E.MSG_PERMUTE
+_MSG_ZIP = E.MSG_LENGTH
+_MSG_PARTITION = E.MSG_PARTITION
 
 
 def _check_same_lengths(b, sd1, sd2, ctx, loc, msg):
@@ -890,7 +890,7 @@ def _expand(fl, e, args: list, env: dict, ctx):
     return fl.tr(ex, env2, ctx)
 
 
-_MSG_BOUNDS = "RUNTIME ERROR: Sequence reference (a[i]) out of bounds."
+_MSG_BOUNDS = E.MSG_BOUNDS
 
 
 def _subseq_check(fl, x: _X, s, start, end, env: dict, ctx, e):
@@ -1327,7 +1327,7 @@ def rand_call(fl, e: T.Call, argv, ctx: Optional[Ctx]):
     per instance in instance order.  On ints, a zero argument is C's ``random() % 0``: ``Divide
     by zero.`` at the call, checked before anything is drawn."""
     if fl.tm.base(e.fun_type.arg) != FLOAT:
-        msg = "RUNTIME ERROR: " + E.DIVIDE_BY_ZERO
+        msg = E.MSG_DIV0
         if ctx is None:
             _emit_check(fl, R.p("ne", uniform_rep(argv).e, R.c_int(0)), False, None, _loc(e), msg)
         else:

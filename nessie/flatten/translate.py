@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from lambda_cu import ir
+from lambda_cu.errors import MSG_LENGTH
 from lambda_cu.loc import Loc
 from lambda_cu.types import BOOL, INT, SD, IntT, VecT, tuple_of
 from nessie.types import typed_ast as T
@@ -805,7 +806,7 @@ class Flattener:
             n = R.length_var(b, reps[0])
             for r in reps[1:]:
                 b.effect(ir.Check(R.p("eq", n, R.length(b, r)), loc,
-                                  "RUNTIME ERROR: Length mismatch in an apply-to-each."))
+                                  MSG_LENGTH))
             inner = Ctx(n)
             env2 = dict(env)
             for g, r in zip(e.gens, reps):
@@ -819,7 +820,7 @@ class Flattener:
         sd0 = segs[0][0]
         for sd, _ in segs[1:]:
             self.B._check_same_lengths(b, sd0, sd, ctx, loc,
-                                       "RUNTIME ERROR: Length mismatch in an apply-to-each.")
+                                       MSG_LENGTH)
         total = b.bind(ir.Length(R.ids_of(sd0)), INT, "tot")
         segids = b.bind(R.ids_of(sd0), VecT(INT), "segid")
         inner = Ctx(total)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from nessie import errors_text as E
+from lambda_cu import errors as E
 from nessie.types import types as nt
 
 from . import host_builtin

@@ -5,7 +5,7 @@ import os
 
 import numpy as np
 
-from nessie import errors_text as E
+from lambda_cu import errors as E
 
 from . import host_builtin
 from .leaves import chars, text

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from nessie import errors_text as E
+from lambda_cu import errors as E
 
 from . import host_builtin
 from .leaves import Vec, chars, seq_tree, slice_tree, split_value, text, tree_leaves, tree_len

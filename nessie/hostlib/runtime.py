@@ -4,7 +4,7 @@ from __future__ import annotations
 import os
 from typing import Any, Callable, Optional
 
-from lambda_cu.errors import LcuRuntimeError
+from lambda_cu.errors import PREFIX, LcuRuntimeError
 from lambda_cu.loc import Loc
 from nessie.output import Output
 
@@ -72,7 +72,7 @@ class HostCall:
 
     def error(self, message: str) -> LcuRuntimeError:
         """The run-time error ``RUNTIME ERROR: message`` at the call."""
-        return LcuRuntimeError(self.loc, "RUNTIME ERROR: " + message)
+        return LcuRuntimeError(self.loc, PREFIX + message)
 
 
 __all__ = ["Output", "HostRuntime", "HostCall"]

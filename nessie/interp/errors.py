@@ -2,14 +2,13 @@
 
 The error class is the front end's ``nessie.diagnostics.RuntimeNeslError(span, message)``
 so that the driver reports interpreter errors like every other diagnostic.  The message texts
-live in :mod:`nessie.errors_text` (shared with the flattener and the host library of the
-flattening backends) and are re-exported here.
+live in :mod:`lambda_cu.errors`, the one table of every backend, and are re-exported here.
 """
 
 from __future__ import annotations
 
 from nessie.diagnostics import RuntimeNeslError
-from nessie.errors_text import (DIVIDE_BY_ZERO, FILE_ERROR, FILE_FORMAT, LENGTH_MISMATCH,
+from lambda_cu.errors import (DIVIDE_BY_ZERO, FILE_ERROR, FILE_FORMAT, LENGTH_MISMATCH,
                                 MAX_SEQ_LENGTH, NEGATIVE_ISQRT, NOT_A_PERMUTATION,
                                 PARTITION_COUNTS, SEQUENCE_TOO_LONG, SUBSCRIPT_OUT_OF_BOUNDS)
 
