@@ -318,12 +318,10 @@ class Module:
                  fuse: Optional[bool] = None, int64: bool = False, run_toplevel: bool = True,
                  stdout: Any = None, device: Optional[str] = None,
                  results: str = "python") -> None:
+        from nessie import passes
         from nessie.diagnostics import CompileErrors
         from nessie.driver import int_literal_errors
-        from nessie.limits import run_deep
         from nessie.mono import Monomorphiser
-        from nessie.syntax import parse_text
-        from nessie.types import typecheck
 
         if results not in RESULT_FORMATS:
             raise ValueError(f"results must be one of {', '.join(RESULT_FORMATS)}, not "
@@ -345,10 +343,12 @@ class Module:
         self.filename = filename
         self.int_bits = 64 if int64 else 32
         self._stdout = stdout
-        prog = run_deep(lambda: parse_text(text, filename))
+        # the front end through the registered passes (nessie.passes), as the CLI and REPL do
+        front = passes.run(text, passes.Options(filename=filename, int_bits=self.int_bits),
+                           until="typecheck")
         #: file name -> text of the program and of the files it loads (for messages)
-        self.sources = prog.sources
-        self.typed = self._sourced(lambda: run_deep(lambda: typecheck(prog)))
+        self.sources = front["ast"].sources
+        self.typed = front["typed"]
         bad = int_literal_errors(self.typed.items, self.int_bits)
         if bad:
             raise CompileErrors(bad, self.sources)
