@@ -85,7 +85,9 @@ interpreter; ``"lcu"`` flattens the called function
 instance (and the functions it calls) to λcu with :func:`nessie.driver.flatten`'s flattener,
 optionally fuses it (``fuse=True``), and runs it on the numpy λcu interpreter; arrays go in and
 come out as flat numpy vectors and segment descriptors without per-element Python work.  A
-construct the flattener does not support raises ``nessie.flatten.FlattenUnsupported``.  On both
+construct the flattener does not support raises ``nessie.flatten.FlattenUnsupported``, except
+with ``backend="auto"``, which then runs the module on the reference interpreter (a
+``RuntimeWarning`` says why), as ``nessie run`` does.  On both
 backends a function that reads top-level values (``k = 10; function f(x) = x + k;``) uses the
 values computed when the module was loaded (so it needs ``run_toplevel=True``).
 ``module.launches`` counts the kernel launches of the last λcu call.
@@ -374,7 +376,28 @@ class Module:
                 if isinstance(it, (T.FunDef, T.DataDef)):
                     self._mono.add(it)
             if run_toplevel:
-                self._sourced(self._run_lcu_toplevel)
+                try:
+                    self._sourced(self._run_lcu_toplevel)
+                except _unsupported() as e:
+                    if not self._auto:
+                        raise
+                    self._fall_back_to_interp(e)
+
+    def _fall_back_to_interp(self, why: Exception) -> None:
+        """``backend="auto"`` on a program (or a function instance) beyond the flattener's
+        coverage: the module runs on the reference interpreter from now on, as ``nessie run``
+        does (a warning says why).  The top-level items run again there if they were run."""
+        import warnings
+
+        from nessie.mono import Monomorphiser
+        warnings.warn(f"nessie: running on the reference interpreter: {why}", RuntimeWarning,
+                      stacklevel=4)
+        self.backend, self.fuse, self._auto = "interp", False, False
+        self._mono = Monomorphiser()
+        self._flat_cache.clear()
+        self._globals_ok.clear()
+        self.values = {}
+        self._sourced(lambda: self._setup_interp(self._ran))
 
     # ---------------------------------------------------------------- introspection
     @property
@@ -623,9 +646,14 @@ class Module:
 
     def _call(self, fn: Function, fun: TFun, ground: list, args: list,
               fmt: str = "python") -> Any:
-        if self.backend == "interp":
-            return self._sourced(lambda: self._call_interp(fn, fun, args, fmt))
-        return self._sourced(lambda: self._call_lcu(fn, fun, args, fmt))
+        if self.backend != "interp":
+            try:
+                return self._sourced(lambda: self._call_lcu(fn, fun, args, fmt))
+            except _unsupported() as e:
+                if not self._auto:
+                    raise
+                self._fall_back_to_interp(e)
+        return self._sourced(lambda: self._call_interp(fn, fun, args, fmt))
 
     def _sourced(self, thunk: Callable[[], Any]) -> Any:
         """``thunk()``; a NESL error it raises is given the program's source texts, so that
@@ -634,6 +662,11 @@ class Module:
             return thunk()
         except (RuntimeNeslError, CompileError, CompileErrors) as e:
             raise with_sources(e, self.sources)
+
+
+def _unsupported():
+    from nessie.flatten import FlattenUnsupported
+    return FlattenUnsupported
 
 
 def _fused(flat):

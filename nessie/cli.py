@@ -518,7 +518,9 @@ def _flatten_or_fail(c, bits):
     try:
         return driver.flatten(c, int_bits=bits)
     except FlattenUnsupported as e:
-        raise CompileError(None, str(e)) from None
+        # the whole file: the flattener's limits are not located (as `nessie run` says them)
+        from lambda_cu.loc import Loc
+        raise CompileError(Loc(c.filename, 0, 0, 0, 0), str(e)) from None
 
 
 if __name__ == "__main__":

@@ -72,10 +72,38 @@ class TypeMap:
     def __init__(self, datatypes: dict, int_type: IntT = INT) -> None:
         self.datatypes = datatypes      # name -> (params, arg_type)
         self.int_type = int_type
+        #: the datatypes whose values contain values of themselves (trees): their flat
+        #: representation would be nested without bound
+        self.recursive = frozenset(n for n in datatypes if n in self._reachable(n))
+
+    def _reachable(self, name: str) -> set:
+        """The datatype names a value of the datatype ``name`` contains (through its
+        constructor argument, sequences, tuples and other datatypes)."""
+        seen: set = set()
+        todo = [self.datatypes[name][1]]
+        while todo:
+            t = todo.pop()
+            if isinstance(t, nt.TData):
+                for a in t.args:
+                    todo.append(a)
+                if t.name not in seen and t.name in self.datatypes:
+                    seen.add(t.name)
+                    todo.append(self.datatypes[t.name][1])
+            elif isinstance(t, nt.TPair):
+                todo += [t.fst, t.snd]
+            elif isinstance(t, nt.TSeq):
+                todo.append(t.elem)
+            elif isinstance(t, nt.TFun):
+                todo += [t.arg, t.result]
+        return seen
 
     def unfold(self, t):
         """A datatype's representation type (its constructor argument), else ``t``."""
         while isinstance(t, nt.TData):
+            if t.name in self.recursive:
+                raise FlattenUnsupported(
+                    f"the recursive datatype {t.name} is not supported by the flattening "
+                    f"backends (its values nest without bound)")
             params, arg = self.datatypes[t.name]
             t = nt.subst_type(arg, dict(zip(params, t.args))) if params else arg
         return t
