@@ -220,11 +220,13 @@ class _LoweredKernel:
         self.cl_kernels = cl_kernels
 
 
-def lower_kernel(k: ir.Kernel, strategy: str = "cpu") -> list[LoweredSoac]:
-    """Every SOAC of a λcu kernel, lowered (scalars bound by SOACs live on the device)."""
+def lower_kernel(k: ir.Kernel, strategy: str = "cpu",
+                 dev_params: frozenset = frozenset()) -> list[LoweredSoac]:
+    """Every SOAC of a λcu kernel, lowered (scalars bound by SOACs live on the device, and so do
+    the scalar parameters ``dev_params``: see ``device_scalars.py``)."""
     from lambda_cu.check import check_kernel
     tenv = check_kernel(k)
-    dev_scalars: set[str] = set()
+    dev_scalars: set[str] = set(dev_params)
     out = []
     for b in k.binds:
         ls = lower_soac(f"{cname(k.name)}_{len(out)}", b.soac, tenv, frozenset(dev_scalars),
@@ -259,6 +261,9 @@ class OpenCLRunner:
         self.device = device
         self.stats = Stats()
         self._lowered: dict[str, _LoweredKernel] = {}
+        #: kernel name -> (kernel, device parameters, returns kept on the device) of the
+        #: prepared program (device_scalars.py)
+        self._dev: dict = {}
         self._pending: list = []          # sites of each SOAC launched since the last sync
         self._argsig = self.c.argsig      # the context's kernels' scalar types (launch)
         self._temps = 0
@@ -384,6 +389,18 @@ class OpenCLRunner:
         self.cl.enqueue_fill_buffer(self.queue, self.err, np.int32(_INT_MAX), 0, 4)
         self.queue.finish()
 
+    def _scalar_to_device(self, x: Any, decl: str) -> DScalar:
+        """A host scalar in a one-element device buffer, for a parameter the kernel reads from
+        the device (``decl`` is its C declaration ``global const T* restrict name``)."""
+        t = _NP_OF_C[decl.split()[2].rstrip("*")]
+        host = np.array([ord(x) if isinstance(x, str) else x]).astype(t)
+        d = self.new_scalar(host.dtype)
+        self.cl.enqueue_copy(self.queue, d.buf, host, is_blocking=False)
+        self.stats.bytes_to_device += host.nbytes
+        self._keep = getattr(self, "_keep", [])
+        self._keep.append(host)                 # alive until the copy is done
+        return d
+
     def read_scalar(self, s: DScalar) -> Any:
         return self.read_scalars([s])[0]
 
@@ -448,12 +465,21 @@ class OpenCLRunner:
     def prepare(self, prog: ir.Program) -> None:
         """Lower every kernel of a program and build them as one OpenCL program (the executor
         calls this once; the driver's cache makes a second build of the same source cheap)."""
+        from .device_scalars import device_scalars
+        d = device_scalars(prog)
+        self._dev = {k.name: (k, d.params_of(k.name), d.keep_of(k.name)) for k in prog.kernels}
         self._build(list(prog.kernels))
+
+    def _dev_of(self, k: ir.Kernel) -> tuple:
+        """(device parameters, returns kept on the device) of kernel ``k``: none for a kernel
+        of no prepared program."""
+        e = self._dev.get(k.name)
+        return (e[1], e[2]) if e is not None and e[0] is k else (frozenset(), frozenset())
 
     def _build(self, kernels: list) -> None:
         lowered = []
         for k in kernels:
-            soacs = lower_kernel(k, self.c.strategy)
+            soacs = lower_kernel(k, self.c.strategy, self._dev_of(k)[0])
             for s in soacs:
                 if len(s.sites.table) >= _SITES:
                     raise LowerError(f"kernel {k.name}: more than {_SITES} failing sites in one SOAC")
@@ -487,8 +513,10 @@ class OpenCLRunner:
             for v, x in zip(b.vars, vals):
                 kenv[v.name] = x
         res = [kenv[r.name] for r in k.returns]
-        # the scalars the kernel returns to the host, read back in one synchronisation
-        dev = [j for j, v in enumerate(res) if isinstance(v, DScalar)]
+        # the scalars the kernel returns to the host, read back in one synchronisation (those
+        # only later kernels read stay on the device)
+        keep = self._dev_of(k)[1]
+        dev = [j for j, v in enumerate(res) if isinstance(v, DScalar) and j not in keep]
         for j, x in zip(dev, self.read_scalars([res[j] for j in dev])):
             res[j] = x
         return res[0] if len(res) == 1 else tuple(res)
@@ -609,9 +637,14 @@ class OpenCLRunner:
             elif p.kind == "sdlen":
                 out.append(np.int64(self.sd_field_length(v, p.extra)))
             elif p.kind == "devscalar":
-                out.append((v[p.extra] if isinstance(v, tuple) else v).buf)
+                x = v[p.extra] if isinstance(v, tuple) else v
+                if not isinstance(x, DScalar):    # a host value for a device parameter
+                    x = self._scalar_to_device(x, p.decl)
+                out.append(x.buf)
             else:   # host scalar (component p.extra of a flat tuple)
                 x = _flat(v)[p.extra]
+                if isinstance(x, DScalar):        # a device value for a host parameter
+                    x = self.read_scalar(x)
                 out.append(_np_scalar(x, p.decl))
         return out
 

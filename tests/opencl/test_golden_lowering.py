@@ -26,7 +26,9 @@ def function_kernels(example: str, function: str) -> ir.Program:
     c = driver.compile_file(str(ROOT / "nesl_examples" / f"{example}.nesl"))
     prog = driver.fuse(driver.flatten(c))[0].program
     names = [r.kernel for r in ir.kernel_runs(prog.function(function).body)]
-    return ir.Program(tuple(prog.kernel(n) for n in dict.fromkeys(names)), (), ())
+    # with the function, whose runs decide which scalars stay on the device (device_scalars.py)
+    return ir.Program(tuple(prog.kernel(n) for n in dict.fromkeys(names)),
+                      (prog.function(function),), ())
 
 
 def check_golden(name: str, text: str) -> None:

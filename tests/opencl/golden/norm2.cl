@@ -194,9 +194,9 @@ kernel void v_KF1_0_fold(
 
 // ===== λcu kernel KF2
 kernel void v_KF2_0_map(
-    const int v_n1_0,
+    global const int* restrict v_n1_0_p,
     const int v_n2_0,
-    const int v_n3_0,
+    global const int* restrict v_n3_0_p,
     global const int* restrict v_v0,
     long v_v0_n,
     global int* err,
@@ -205,6 +205,8 @@ kernel void v_KF2_0_map(
     global int* restrict out0,
     global int* restrict out1)
 {
+  const int v_n1_0 = v_n1_0_p[0];
+  const int v_n3_0 = v_n3_0_p[0];
   NZ_FOR(i, n) {
   int t1;
   if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_v0_n)) { NESSIE_ERR(errbase + 0); t1 = 0; } else t1 = (int)v_v0[(int)i];
