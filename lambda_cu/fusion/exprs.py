@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-from typing import Callable, Iterable, Mapping
+from typing import Optional, Callable, Iterable, Mapping
 
 from .. import ir
 from ..types import BoolT, CharT, FloatT, IntT, Type, flat_components
@@ -120,25 +120,29 @@ def bound_names(e: ir.Exp) -> set[str]:
     return out
 
 
-def freshen(t: ir.Thunk, supply: NameSupply) -> ir.Thunk:
-    """α-rename the thunk's parameters and every let-bound variable of its body to fresh names."""
+def freshen(t: ir.Thunk, supply: NameSupply, carry: Optional[dict] = None) -> ir.Thunk:
+    """α-rename the thunk's parameters and every let-bound variable of its body to fresh names.
+    ``carry`` (name -> information about the variable, e.g. the fusion engine's pulled
+    producers) gets the new name of each renamed variable it has, with the same information."""
     ren = {p.name: supply.fresh(p.name) for p in t.params}
     params = tuple(ir.Param(ir.Var(ren[p.name]), p.ty) for p in t.params)
-    return ir.Thunk(params, _freshen_exp(t.body, ren, supply), t.using)
+    return ir.Thunk(params, _freshen_exp(t.body, ren, supply, carry), t.using)
 
 
-def _freshen_exp(e: ir.Exp, ren: dict, supply: NameSupply) -> ir.Exp:
+def _freshen_exp(e: ir.Exp, ren: dict, supply: NameSupply, carry: Optional[dict] = None) -> ir.Exp:
     if isinstance(e, ir.Var):
         return ir.Var(ren[e.name]) if e.name in ren else e
     if isinstance(e, ir.Let):
-        rhs = _freshen_exp(e.rhs, ren, supply)
+        rhs = _freshen_exp(e.rhs, ren, supply, carry)
         inner = dict(ren)
         vs = []
         for v in e.vars:
             inner[v.name] = supply.fresh(v.name)
+            if carry is not None and v.name in carry:
+                carry[inner[v.name]] = carry[v.name]
             vs.append(ir.Var(inner[v.name]))
-        return ir.Let(tuple(vs), rhs, _freshen_exp(e.body, inner, supply))
-    return map_children(e, lambda x: _freshen_exp(x, ren, supply))
+        return ir.Let(tuple(vs), rhs, _freshen_exp(e.body, inner, supply, carry))
+    return map_children(e, lambda x: _freshen_exp(x, ren, supply, carry))
 
 
 def rename_kernel_vars(t: ir.Thunk, ren: Mapping[str, str]) -> ir.Thunk:

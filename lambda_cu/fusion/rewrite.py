@@ -104,6 +104,16 @@ class _Ctx:
     env: Mapping
     shapes: KernelShapes
     returned: frozenset
+    #: the variables a pulled producer's ``let`` binds in a consumer thunk -> the producer's
+    #: position among the kernel's original bindings (``_pull_with`` keeps those ``let``s in
+    #: that order, the order in which the unfused kernels run and fail)
+    pulled: dict = dataclasses.field(default_factory=dict, compare=False)
+    #: variable of a binding of the original kernel -> its position
+    order: Mapping = dataclasses.field(default_factory=dict, compare=False)
+
+    def position(self, vars_) -> int:
+        return min((self.order.get(v.name, len(self.order)) for v in vars_),
+                   default=len(self.order))
 
     def uses_elsewhere(self, names, skip: set) -> bool:
         if set(names) & self.returned:
@@ -123,21 +133,38 @@ class _Ctx:
         return tuple(out)
 
 
-def _context(kernel: ir.Kernel, supply: NameSupply, shapes_args) -> _Ctx:
+def _context(kernel: ir.Kernel, supply: NameSupply, shapes_args, pulled=None,
+             order=None) -> _Ctx:
     return _Ctx(kernel, supply, check_kernel(kernel), KernelShapes(kernel.binds, *shapes_args),
-                frozenset(r.name for r in kernel.returns))
+                frozenset(r.name for r in kernel.returns),
+                {} if pulled is None else pulled, {} if order is None else order)
 
 
 def _pull_with(prod_f: ir.Thunk, avars: tuple, cons_body: ir.Exp, index: str, ctx: _Ctx,
                wrap: Callable[[tuple, ir.Exp], ir.Exp] | None = None) -> ir.Exp:
     """``let (a..) = e1[index] in [a/A[index]] cons_body`` (``wrap`` may guard the consumer)."""
-    pf = freshen(prod_f, ctx.supply)
+    pf = freshen(prod_f, ctx.supply, ctx.pulled)
     e1 = subst(pf.body, {pf.params[0].name: ir.Var(index)})
     locals_ = tuple(ir.Var(ctx.supply.fresh("a")) for _ in avars)
     body = _replace_index(cons_body, {A.name: a for A, a in zip(avars, locals_)}, index)
     if wrap is not None:
-        body = wrap(locals_, body)
-    return ir.Let(locals_, e1, body)
+        return ir.Let(locals_, e1, wrap(locals_, body))
+    # The producer's value is computed before the consumer's own body, after the values of the
+    # producers pulled in earlier that precede it in the kernel (and before those that follow
+    # it): the unfused kernels run in binding order, so the first of them to fail is the one
+    # whose error an unfused run reports, and a fused thunk fails at its first failing site.
+    pos = ctx.position(avars)
+    prefix = []
+    while (isinstance(body, ir.Let) and body.vars and body.vars[0].name in ctx.pulled
+           and ctx.pulled[body.vars[0].name] < pos):
+        prefix.append(body)
+        body = body.body
+    for v in locals_:
+        ctx.pulled[v.name] = pos
+    out = ir.Let(locals_, e1, body)
+    for let in reversed(prefix):
+        out = dataclasses.replace(let, body=out)
+    return out
 
 
 # --------------------------------------------------------------------------------------------
@@ -317,7 +344,7 @@ def _map_x(m: Match, ctx: _Ctx) -> tuple:
     def fix(t: ir.Thunk) -> ir.Thunk:
         if not names & {u.name for u in t.using}:
             return t
-        t = freshen(t, ctx.supply)
+        t = freshen(t, ctx.supply, ctx.pulled)
         i = t.params[0].name
         body = _pull_with(sa.f, a.vars, t.body, i, ctx)
         return ir.Thunk(t.params, body, t.using + sa.f.using)
@@ -326,9 +353,9 @@ def _map_x(m: Match, ctx: _Ctx) -> tuple:
 
 def _filter_guarded_pull(sa, a_vals, tb: ir.Thunk, ctx: _Ctx, else_value):
     """Pull thunk over A's index space: ``let a = e1 in if p(a) then [a/A[i]]e2 else else_value``."""
-    tb = freshen(tb, ctx.supply)
+    tb = freshen(tb, ctx.supply, ctx.pulled)
     i = tb.params[0].name
-    pred = freshen(sa.pred, ctx.supply)
+    pred = freshen(sa.pred, ctx.supply, ctx.pulled)
 
     def wrap(locals_, body):
         vs, rhs = _bind_params(pred.params, locals_)
@@ -389,12 +416,12 @@ def _filter_filter(m: Match, ctx: _Ctx) -> tuple:
     sa, sb = a.soac, b.soac
     btys = ctx.elem_types(b.vars)
     zeros = tuple(zero_of(t) for t in btys)
-    tb = freshen(sb.f, ctx.supply)
+    tb = freshen(sb.f, ctx.supply, ctx.pulled)
     # pull: (e2 components..., true) when A keeps the element, (zeros..., false) otherwise
     tb2 = ir.Thunk(tb.params, ir.Tuple(_value_parts(tb.body, len(btys), ctx) + (ir.Const(True, BOOL),)),
                    tb.using)
     f2 = _filter_guarded_pull(sa, a.vars, tb2, ctx, ir.Tuple(zeros + (ir.Const(False, BOOL),)))
-    pb = freshen(sb.pred, ctx.supply)
+    pb = freshen(sb.pred, ctx.supply, ctx.pulled)
     ys = tuple(ir.Param(ir.Var(ctx.supply.fresh("y")), t) for t in btys)
     flag = ir.Param(ir.Var(ctx.supply.fresh("keep")), BOOL)
     vs, rhs = _bind_params(pb.params, tuple(p.var for p in ys))
@@ -447,8 +474,8 @@ def _permute_permute_when(m: Match, ctx: _Ctx) -> bool:
 def _permute_permute(m: Match, ctx: _Ctx) -> tuple:
     a, b = m.a, m.b
     sa, sb = a.soac, b.soac
-    fb, gb = freshen(sb.f, ctx.supply), freshen(sb.idx, ctx.supply)
-    ga = freshen(sa.idx, ctx.supply)
+    fb, gb = freshen(sb.f, ctx.supply, ctx.pulled), freshen(sb.idx, ctx.supply, ctx.pulled)
+    ga = freshen(sa.idx, ctx.supply, ctx.pulled)
     j = ir.Var(ctx.supply.fresh("j"))
     target = subst(ga.body, {ga.params[0].name: j})
     ity = fb.params[0].ty
@@ -459,7 +486,7 @@ def _permute_permute(m: Match, ctx: _Ctx) -> tuple:
     # f: i = gA(j); A[i] = fA(j).  B's thunks are evaluated only where gA(j) is in range, and
     # the composed target is -1 elsewhere, so that the fused permutation check fails exactly
     # when one of the two would have (gA out of range or not injective, or gB not a permutation)
-    fa = freshen(sa.f, ctx.supply)
+    fa = freshen(sa.f, ctx.supply, ctx.pulled)
     e1 = subst(fa.body, {fa.params[0].name: j})
     locals_ = tuple(ir.Var(ctx.supply.fresh("a")) for _ in a.vars)
     i = fb.params[0].name
@@ -467,7 +494,7 @@ def _permute_permute(m: Match, ctx: _Ctx) -> tuple:
     body_f = ir.Let(locals_, e1, ir.Let((ir.Var(i),), target, ir.If(in_range(ir.Var(i)), _replace_index(
         fb.body, {A.name: x for A, x in zip(a.vars, locals_)}, i), zeros)))
     ig = gb.params[0].name
-    ga2 = freshen(sa.idx, ctx.supply)
+    ga2 = freshen(sa.idx, ctx.supply, ctx.pulled)
     body_g = ir.Let((ir.Var(ig),), subst(ga2.body, {ga2.params[0].name: j}),
                     ir.If(in_range(ir.Var(ig)), gb.body, ir.Const(-1, ity)))
     jp = ir.Param(j, fb.params[0].ty)
@@ -490,7 +517,7 @@ def _as_ty(e: ir.Exp, ity) -> ir.Exp:
 # --------------------------------------------------------------------------------------------
 
 def _merge_pulls(fa: ir.Thunk, fb: ir.Thunk, ctx: _Ctx) -> ir.Thunk:
-    fa, fb = freshen(fa, ctx.supply), freshen(fb, ctx.supply)
+    fa, fb = freshen(fa, ctx.supply, ctx.pulled), freshen(fb, ctx.supply, ctx.pulled)
     i = fa.params[0]
     bb = subst(fb.body, {fb.params[0].name: i.var})
     return ir.Thunk((i,), ir.Tuple(_body_parts(fa.body) + _body_parts(bb)), fa.using + fb.using)
@@ -502,7 +529,7 @@ def _merge_ops(opa: ir.Thunk, opb: ir.Thunk, ta: tuple, tb: tuple, ctx: _Ctx) ->
     r = ir.Param(ir.Var(ctx.supply.fresh("r")), TupleT(tau))
 
     def instantiate(op: ir.Thunk, n: int, offset: int):
-        op = freshen(op, ctx.supply)
+        op = freshen(op, ctx.supply, ctx.pulled)
         comps = [ir.Proj(l.var, offset + j) for j in range(n)] + \
                 [ir.Proj(r.var, offset + j) for j in range(n)]
         mapping, pos = {}, 0
@@ -772,8 +799,11 @@ def fuse_kernel(kernel: ir.Kernel, param_shapes: Mapping[str, Shape] | None = No
     applied = []
     absorbed: frozenset = frozenset()
     k = dataclasses.replace(kernel, binds=_clean(_normalise_sizes(kernel.binds), kernel.returns))
+    pulled: dict = {}
+    order = {v.name: n for n, b in enumerate(k.binds) for v in b.vars}
     for _ in range(max_steps):
-        step = rewrite_step(rules, k.binds, _context(k, supply, (param_shapes, elems, segs)))
+        step = rewrite_step(rules, k.binds, _context(k, supply, (param_shapes, elems, segs),
+                                                     pulled, order))
         if step is None:
             break
         applied.append(step.rule)
