@@ -767,6 +767,14 @@ def _param_refs(body):
     return T.map_nodes(body, f)
 
 
+def _datatype_shape(info: DataInfo, classes) -> tuple:
+    """A datatype's constructor argument and parameter classes, its parameters numbered in
+    order (so that two definitions that differ only in type-variable ids compare equal)."""
+    from nessie.types.types import subst_type
+    norm = {p: TVar(-1 - k) for k, p in enumerate(info.params)}
+    return subst_type(info.arg_type, norm), tuple(classes)
+
+
 def check_datadef(env: TypeEnv, d: A.DataDef) -> tuple:
     if d.name in BUILTIN_SCHEMES or d.name in ("int", "float", "bool", "char", "segdes"):
         raise CompileError(d.span, f"cannot redefine builtin {d.name} as a datatype")
@@ -808,6 +816,13 @@ def check_datadef(env: TypeEnv, d: A.DataDef) -> tuple:
     result = TData(d.name, tuple(TVar(p) for p in params))
     scheme = Scheme(params, classes, TFun(arg, result))
     info = DataInfo(d.name, params, arg, scheme)
+    old = env.datatypes.get(d.name)
+    if old is not None and _datatype_shape(old, old.scheme.classes) != _datatype_shape(info, classes):
+        # values of the old definition (bound earlier) would be read with the new one
+        from nessie.types.lettering import scheme_to_str
+        raise CompileError(d.span, f"datatype {d.name} is already defined, as "
+                                   f"{scheme_to_str(old.scheme)}; Nessie cannot redefine a "
+                                   f"datatype with another type (give the new one another name)")
     env = env.with_datatype(info).with_function(FunInfo(d.name, T.CONSTRUCTOR, scheme)) \
         .with_next_var(next_id[0])
     return env, T.DataDef(d.name, tuple(TVar(p) for p in params), arg, scheme, span=d.span)
