@@ -20,6 +20,7 @@ documented depth compile, deeper ones are a located ``expression too deep`` erro
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 from typing import Dict, List, Optional
@@ -93,7 +94,10 @@ def _build_parser() -> argparse.ArgumentParser:
             p.add_argument("--emit", choices=["typed", "views", "opencl", "lift"], default="opencl")
             p.add_argument("-o", "--output", help="write to this file instead of stdout")
         else:
-            p.add_argument("--arg", action="append", default=[], metavar="NAME=FILE.npy|VALUE")
+            p.add_argument("--arg", action="append", default=[], metavar="NAME=FILE.npy|VALUE",
+                           help="a parameter: a .npy file, or a number for a scalar (one "
+                                "beyond its type's range, such as 1e300 for a float, is "
+                                "refused; inf, -inf and nan, spelled out, are taken as given)")
             p.add_argument("--out", required=True, help="where to write the output (.npy)")
             p.add_argument("--device", help="OpenCL device as PLATFORM:DEVICE (default: PYOPENCL_CTX)")
     return ap
@@ -151,7 +155,10 @@ def _short(ex: BaseException) -> str:
     return text[0] if text else type(ex).__name__
 
 
-def _load_arg(spec: str):
+def _load_arg(spec: str, param_types: Optional[Dict[str, object]] = None):
+    """``(name, value, file)`` of ``--arg NAME=FILE.npy`` (file: the path) or ``NAME=NUMBER``
+    (file: None); ``param_types`` (name -> type) names the type in a message."""
+    param_types = param_types or {}
     if "=" not in spec:
         raise _UsageError(f"--arg expects NAME=FILE.npy or NAME=VALUE, got {spec!r}")
     name, val = spec.split("=", 1)
@@ -164,9 +171,18 @@ def _load_arg(spec: str):
     except ValueError:
         pass
     try:
-        return name, float(val), None
+        number = float(val)
     except ValueError:
         pass
+    else:
+        if math.isinf(number) and val.strip().lstrip("+-").lower() not in ("inf", "infinity"):
+            # a finite number beyond the largest double: refused as one beyond the largest
+            # float is (infinity spelled out, like nan, is taken as given, as in a .npy file)
+            t = param_types.get(name)
+            raise LiftArgumentError(name, f"the value {val} does not fit the type "
+                                          f"{t if t is not None else 'double'} "
+                                          f"(it would become infinite)")
+        return name, number, None
     if val.endswith(".npz") or os.path.exists(val) or os.sep in val:
         raise _FileError(val, "not a .npy file (--arg takes NAME=FILE.npy or NAME=NUMBER)")
     raise _UsageError(f"--arg {name}: {val!r} is neither a .npy file nor a number")
@@ -234,7 +250,7 @@ def _run(args, state) -> int:
         from .errors import LiftRuntimeError
         kargs = {}
         for spec in args.arg:
-            name, value, file = _load_arg(spec)
+            name, value, file = _load_arg(spec, {p.name: p.type for p in prog.params})
             if name in kargs:
                 raise _UsageError(f"--arg {name}: given twice")
             kargs[name] = value

@@ -72,6 +72,8 @@ def format_error(err: LiftError, source: Optional[str] = None) -> str:
     if source is not None:
         lines = source.splitlines()
         if 1 <= err.span.line <= len(lines):
-            text = lines[err.span.line - 1].rstrip("\n")
+            # one column per character (as the lexer counts them, and nessie.diagnostics
+            # quotes lines): a tab is shown as one space so that the caret lines up under it
+            text = lines[err.span.line - 1].rstrip("\n").expandtabs(1)
             out += "\n" + text + "\n" + " " * max(err.span.col - 1, 0) + "^"
     return out

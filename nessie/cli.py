@@ -15,7 +15,7 @@ import sys
 import traceback
 from typing import Optional
 
-from nessie.diagnostics import CompileErrors, CompileError, RuntimeNeslError, Span
+from nessie.diagnostics import CompileErrors, CompileError, RuntimeNeslError, Span, with_sources
 
 from nessie.passes import EMITS as _PASS_EMITS
 from nessie.sources import UsageError as _UsageError
@@ -93,7 +93,9 @@ def _parser() -> argparse.ArgumentParser:
                        description="Parse and type-check NESL programs; prints nothing when "
                                    "they are correct.")
     files(c)
-    no_int64(c)
+    c.add_argument("--int64", action="store_true",
+                   help="check integer literals against the 64-bit NESL int of nessie run "
+                        "--int64 (default: the 32-bit int of every backend)")
 
     k = sub.add_parser("compile", help="print an intermediate form",
                        description="Print an intermediate form of NESL programs.")
@@ -183,11 +185,9 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Optional[list] = None) -> int:
     args = _parser().parse_args(argv)
-    if args.int64 and args.cmd != "run":
+    if args.int64 and args.cmd not in ("run", "check"):
         print(f"nessie: error: --int64 does not apply to nessie {args.cmd}: "
-              + ("the front end does not depend on the int width; "
-                 if args.cmd == "check" else
-                 "every run of nessie test uses 32-bit ints; " if args.cmd == "test" else
+              + ("every run of nessie test uses 32-bit ints; " if args.cmd == "test" else
                  "every run of nessie bench uses 32-bit ints; " if args.cmd == "bench" else
                  "the flattened forms use 32-bit ints; ")
               + "64-bit ints run with nessie run --int64 (on the reference interpreter)",
@@ -281,16 +281,23 @@ def _one(args, path: str, state: _State) -> int:
 def _dispatch(args, path: str, state: _State) -> int:
     from nessie import driver
 
-    int64 = args.cmd == "run" and args.int64
+    int64 = args.cmd in ("run", "check") and args.int64
     bits = 64 if int64 else 32
-    text, name = _read(path)
+    text, name = _read_program(path)
     if args.cmd == "check":
-        driver.compile_source(text, name)
+        # the int literals as every backend checks them before it runs (driver.flatten,
+        # driver.run_interp): a program that checks clean does not stop there
+        driver.check_int_literals(driver.compile_source(text, name), bits)
         return 0
     if args.cmd == "compile" and args.emit == "ast":
         from nessie.syntax import parse_text
         from nessie.syntax.printer import print_ast
-        print(print_ast(parse_text(text, name)))
+        from nessie.types.literals import ast_int_literal_errors
+        program = parse_text(text, name)
+        errors = ast_int_literal_errors(program.items, bits)
+        if errors:
+            raise CompileErrors(errors, program.sources)
+        print(print_ast(program))
         return 0
     if args.cmd == "run" and int64 and args.backend in ("opencl", "lcu"):
         raise _UsageError(f"--int64 (64-bit NESL ints) runs on the reference interpreter "
@@ -302,6 +309,7 @@ def _dispatch(args, path: str, state: _State) -> int:
     if args.cmd == "compile":
         from nessie import passes
         if args.emit in ("typed", "mono"):
+            driver.check_int_literals(c, bits)
             print(passes.show(args.emit, getattr(c, args.emit)))
         else:
             flat = _flatten_or_fail(c, bits)
@@ -510,6 +518,33 @@ def _write_pdgs(graphs: list, out: str, program: Optional[str]) -> int:
             return 1
         print(png)
     return 0
+
+
+def _read_program(path: str) -> tuple:
+    """``(text, name)`` of a program file as :func:`nessie.sources.read_source` reads it, less
+    a leading byte order mark (editors write one; it is no character of the program).  A byte
+    that is not UTF-8 is a located error quoting its line (decoded with replacement
+    characters) with a caret under it."""
+    try:
+        text, name = _read(path)
+    except CompileError as e:
+        bad = e.__context__      # read_source raises from the UnicodeDecodeError it caught
+        if isinstance(bad, UnicodeDecodeError) and isinstance(bad.object, bytes) \
+                and e.span is not None:
+            text = bad.object.decode("utf-8", "replace").replace("\r\n", "\n") \
+                .replace("\r", "\n")
+            err = e
+            if text.startswith(BOM):
+                text = text[1:]
+                if e.span.line == 1:     # the column read_source counted the mark in
+                    err = CompileError(Span.point(e.span.file, 1, e.span.col - 1), e.message)
+            raise with_sources(err, {e.span.file: text}) from None
+        raise
+    return (text[1:] if text.startswith(BOM) else text), name
+
+
+#: the byte order mark, as UTF-8 text decodes it
+BOM = "\ufeff"
 
 
 def _flatten_or_fail(c, bits):

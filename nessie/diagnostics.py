@@ -58,7 +58,9 @@ def _source_line(span: Span, source: Optional[Sources]) -> Optional[str]:
     lines = text.split("\n")
     if span.line > len(lines):
         return None
-    return lines[span.line - 1].rstrip("\r")
+    line = lines[span.line - 1].rstrip("\r")
+    # a byte order mark starting the text is no character of the program (the parser skips it)
+    return line[1:] if span.line == 1 and line.startswith("\ufeff") else line
 
 
 def format_error(span: Optional[Span], message: str, source: Optional[Sources] = None,

@@ -26,11 +26,19 @@ __all__ = ["ast", "parse_text", "parse_file", "parse_expression", "parse_type_si
            "parse_value_type", "print_ast", "parse_items"]
 
 
+#: the byte order mark, as UTF-8 text decodes it
+BOM = "\ufeff"
+
+
 def parse_items(text: str, filename: str, diags: Diagnostics, expand_loads: bool = True,
                 _loading: tuple = ()) -> tuple:
     """Parse ``text`` adding errors to ``diags`` (never raises for syntax errors); the text of
     ``filename`` and of every file it loads go to ``diags.sources``."""
     from nessie.limits import depth_errors, run_deep
+    if text.startswith(BOM):
+        # a byte order mark (editors write one) is no character of the program: columns are
+        # counted, and lines quoted, without it
+        text = text[1:]
     diags.sources[filename] = text
     # on a big stack: the parser's actions recurse over patterns, and later stages over the
     # expressions whose depth is checked here (nessie.limits)

@@ -17,6 +17,8 @@ Design notes:
 from __future__ import annotations
 
 import bisect
+import math
+import sys
 from dataclasses import dataclass
 
 import ply.lex as lex
@@ -122,7 +124,17 @@ def t_CHAR(t):
 
 def t_FLOAT(t):
     r"[0-9]+\.[0-9]*([eE][-+]?[0-9]+)?|\.[0-9]+([eE][-+]?[0-9]+)?|[0-9]+[eE][-+]?[0-9]+"
-    return _tok(t, float(t.value))
+    value = float(t.value)
+    if value == math.inf:
+        # as the Common Lisp reader of the original, which signals a floating-point overflow on
+        # a literal beyond the largest double (underflow reads as 0.0 or a denormal, as there)
+        st: _LexState = t.lexer.state
+        shown = t.value if len(t.value) <= 40 else t.value[:20] + "..." + t.value[-10:]
+        st.diags.error(st.span(t.lexpos, t.lexpos + len(t.value)),
+                       f"float literal {shown} out of range: larger than the largest NESL float "
+                       f"({sys.float_info.max!r})")
+        return _tok(t, 0.0)
+    return _tok(t, value)
 
 
 #: digits of the longest integer literal converted (2^63 has 19 digits; longer literals are

@@ -435,7 +435,7 @@ def p_postfix_apply(p):
         # this is a syntax error at the argument (``[1 2]``, ``x[i] y``)
         sp = whole
         at = Span(sp.file, sp.line, sp.col, sp.line, sp.col) if sp is not None else None
-        p.lexer.state.diags.error(at, f"syntax error at '{first}'")
+        p.lexer.state.diags.error(at, f"syntax error at '{_one_line(first)}'")
         p[0] = fn
 
 
@@ -639,7 +639,20 @@ def _syntax_error(state: _ParseState, t) -> None:
     hint = ""
     if t.type == "BOOL":
         hint = f": {BOOL_NAME_HINT[shown]}, so it cannot name a function or a variable"
-    state.diags.error(t.value.span, f"syntax error at '{shown}'{hint}")
+    state.diags.error(t.value.span, f"syntax error at '{_one_line(shown)}'{hint}")
+
+
+#: the longest token text quoted whole in a syntax error
+MAX_SHOWN_TOKEN = 60
+
+
+def _one_line(shown: str) -> str:
+    """The text of a token as a message quotes it: on one line (a string literal may span
+    several: cut at its first line break) and not too long, ``...`` marking what is left out."""
+    cut = shown.split("\n", 1)[0].rstrip("\r")
+    if len(cut) > MAX_SHOWN_TOKEN:
+        cut = cut[:MAX_SHOWN_TOKEN]
+    return cut if cut == shown else cut + "..."
 
 
 _PARSER = None

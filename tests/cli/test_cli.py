@@ -367,7 +367,7 @@ def test_print_length_zero(tmp_path, prog, backend):
 
 
 @pytest.mark.parametrize("cmd", [["run", "--backend", "opencl"], ["run", "--backend", "lcu"],
-                                 ["check"], ["compile", "--emit", "typed"], ["stats"],
+                                 ["compile", "--emit", "typed"], ["stats"],
                                  ["test"]])
 def test_int64_where_it_does_not_apply(tmp_path, prog, cmd):
     out, err, rc = nessie(*cmd, "--int64", prog("1;\n"), cwd=tmp_path)
