@@ -132,12 +132,15 @@ def load(source: Any, *, backend: str = "auto", fuse: Optional[bool] = None, int
     arrays, :class:`Segmented`), ``"arrow"`` or ``"awkward"``; ``m.function(name,
     results=...)`` picks it per function.  ``nessie.api``'s docstring describes how arguments
     and results are converted."""
+    _check_options("load", backend=backend, fuse=fuse, int64=int64,
+                   run_toplevel=run_toplevel, filename=filename, device=device, results=results)
     if isinstance(source, os.PathLike) or (
             isinstance(source, str) and "\n" not in source and ";" not in source
-            and (os.path.isfile(source) or source.endswith(".nesl"))):
+            and (os.path.exists(source) or source.endswith(".nesl"))):
         path = os.fspath(source)
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
+        if not isinstance(path, str):
+            raise TypeError(f"load() wants a str path, not {type(path).__name__}")
+        text = _read_program(path)
         name = filename or path
     elif isinstance(source, str):
         text = source
@@ -147,6 +150,60 @@ def load(source: Any, *, backend: str = "auto", fuse: Optional[bool] = None, int
                         f"{type(source).__name__}")
     return Module(text, name, backend=backend, fuse=fuse, int64=int64,
                   run_toplevel=run_toplevel, stdout=stdout, device=device, results=results)
+
+
+def _read_program(path: str) -> str:
+    """The text of program file ``path``, with the CLI's errors (``nessie.sources``): a missing
+    file is ``FileNotFoundError``, a directory ``IsADirectoryError``, another unreadable file
+    ``OSError``, each naming it; a file that is not UTF-8 text raises ``CompileErrors`` located
+    at the first bad byte."""
+    import errno
+
+    from nessie.sources import UsageError, read_source
+    if path == "-":                       # read_source's name for standard input: a file here
+        path = os.path.join(os.curdir, path)
+    if os.path.isdir(path):
+        raise IsADirectoryError(errno.EISDIR, "is a directory, not a NESL file", path)
+    if not os.path.exists(path):
+        raise FileNotFoundError(errno.ENOENT, "no such NESL file", path)
+    try:
+        text, _ = read_source(path)
+    except UsageError as e:
+        raise OSError(f"load(): {e}") from None
+    except CompileError as e:             # not UTF-8 text
+        raise CompileErrors([e], {}) from None
+    return text
+
+
+def _check_options(where: str, *, backend: Any = "auto", fuse: Any = None, int64: Any = False,
+                   run_toplevel: Any = True, filename: Any = None, device: Any = None,
+                   results: Any = "python") -> None:
+    """``TypeError``/``ValueError`` for a malformed option of ``load``/``Module``."""
+    def is_bool(x: Any) -> bool:
+        import numpy as np
+        return isinstance(x, (bool, np.bool_))
+    if not isinstance(backend, str) or backend not in BACKENDS:
+        raise ValueError(f"{where}(): backend must be one of {', '.join(BACKENDS)}, not "
+                         f"{backend!r}")
+    if not isinstance(results, str) or results not in RESULT_FORMATS:
+        raise ValueError(f"{where}(): results must be one of {', '.join(RESULT_FORMATS)}, not "
+                         f"{results!r}")
+    if fuse is not None and not is_bool(fuse):
+        raise TypeError(f"{where}(): fuse must be a bool (or None: the backend's default), not "
+                        f"{type(fuse).__name__} {fuse!r}")
+    for name, val in (("int64", int64), ("run_toplevel", run_toplevel)):
+        if not is_bool(val):
+            raise TypeError(f"{where}(): {name} must be a bool, not {type(val).__name__} "
+                            f"{val!r}")
+    if filename is not None and not isinstance(filename, str):
+        raise TypeError(f"{where}(): filename must be a str, not {type(filename).__name__}")
+    if device is not None and not isinstance(device, str):
+        raise TypeError(f"{where}(): device must be a str (\"cpu\", \"gpu\" or \"P:D\") or "
+                        f"None, not {type(device).__name__} {device!r}")
+    if int64 and backend in ("lcu", "opencl"):
+        raise ValueError(f"{where}(): int64=True (64-bit NESL ints) runs on backend=\"interp\" "
+                         f"only (or \"auto\", which then uses it); the {backend} backend uses "
+                         f"32-bit ints")
 
 
 # ============================================================================== functions
@@ -306,8 +363,26 @@ class Function:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         vals = self._bind_args(args, kwargs)
         memo: dict = {}           # columnar forms converted once, for typing and normalising
-        fun, ground = self.instance_type(vals, memo)
-        norm = self.convert_args(vals, ground, memo)
+        def convert() -> tuple:
+            fun, ground = self.instance_type(vals, memo)
+            return fun, ground, self.convert_args(vals, ground, memo)
+        deep = False
+        try:
+            fun, ground, norm = convert()
+        except RecursionError:
+            # a deep value of a recursive datatype (cycles and values deeper than a type
+            # variable are refused level by level): converted again on the big stack
+            deep = True
+        if deep:
+            from nessie.limits import run_deep
+            memo.clear()
+            try:
+                fun, ground, norm = run_deep(convert, "nessie-api-args")
+            except RecursionError:
+                deep = False
+            if not deep:
+                raise ValueError(f"{self.name}: an argument is nested too deeply to convert "
+                                 f"(signature {self.signature})")
         return self._module._call(self, fun, ground, norm,
                                   self.results or self._module.results)
 
@@ -325,12 +400,10 @@ class Module:
         from nessie.driver import int_literal_errors
         from nessie.mono import Monomorphiser
 
-        if results not in RESULT_FORMATS:
-            raise ValueError(f"results must be one of {', '.join(RESULT_FORMATS)}, not "
-                             f"{results!r}")
+        _check_options("Module", backend=backend, fuse=fuse, int64=int64,
+                       run_toplevel=run_toplevel, filename=filename, device=device,
+                       results=results)
         self.results = results
-        if backend not in BACKENDS:
-            raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
         self._auto = backend == "auto" and device is None
         if backend == "auto":
             # the CLI's default: OpenCL (64-bit ints run on the reference interpreter); without
@@ -408,8 +481,11 @@ class Module:
     def function(self, name: str, results: Optional[str] = None) -> Function:
         """NESL function ``name``; with ``results`` (``"python"``, ``"numpy"``, ``"arrow"``,
         ``"awkward"``) one whose results come back in that form instead of the module's."""
+        if not isinstance(name, str):
+            raise TypeError(f"function(): the name of a NESL function must be a str, not "
+                            f"{type(name).__name__} {name!r}")
         if results is not None:
-            if results not in RESULT_FORMATS:
+            if not isinstance(results, str) or results not in RESULT_FORMATS:
                 raise ValueError(f"results must be one of {', '.join(RESULT_FORMATS)}, not "
                                  f"{results!r}")
             return Function(self, self.function(name).fundef, results)
@@ -481,12 +557,13 @@ class Module:
             if isinstance(it, T.FunDef):
                 self._interp.compiler.define_function(it)
         self._globals_used(inst)
-        values = [self._conv.to_interp(a, t) for a, t in zip(args, self._arg_types(fn, fun))]
+        values = _deep_ok(lambda: [self._conv.to_interp(a, t)
+                                   for a, t in zip(args, self._arg_types(fn, fun))])
         arg = values[0] if len(values) == 1 else pair(*values)
         self._interp.rt.out = self._runtime_out()
         self._interp.rt.reseed()      # a call is a top-level item: srandom(0) first
         result = call_function(self._interp, inst, arg)
-        return self._conv.interp_result(result, fun.result, fmt)
+        return _deep_ok(lambda: self._conv.interp_result(result, fun.result, fmt))
 
     @staticmethod
     def _arg_types(fn: Function, fun: TFun) -> list:
@@ -624,8 +701,12 @@ class Module:
         for g, ty in self._globals_used(inst):   # top-level values: leading parameters
             leaves += value_to_leaves(flat.typemap, ty, self._globals_iv[g])
             expected += flat.typemap.value_leaf_types(ty)
-        for a, t in zip(args, self._arg_types(fn, fun)):
-            self._conv.to_leaves(a, t, leaves)
+        def arg_leaves() -> list:
+            out: list = []
+            for a, t in zip(args, self._arg_types(fn, fun)):
+                self._conv.to_leaves(a, t, out)
+            return out
+        leaves += _deep_ok(arg_leaves)
         expected += flat.typemap.value_leaf_types(fun.arg)
         if len(leaves) != len(expected):  # pragma: no cover - a bug in the conversion
             raise AssertionError(f"{len(leaves)} leaves for {len(expected)} parameters")
@@ -633,7 +714,10 @@ class Module:
         try:
             res = interp.runner.to_host(interp.call(fname, *leaves))
         except LI.LcuRuntimeError as err:
-            raise RuntimeNeslError(err.location, err.message) from None
+            # located as a top-level expression's error: at the called function's definition
+            # when the error has no place of its own (recursion too deep)
+            loc = err.location if err.location is not None else fn.fundef.span
+            raise RuntimeNeslError(loc, err.message) from None
         finally:
             try:
                 rt.out.stream.flush()
@@ -642,10 +726,26 @@ class Module:
         self.launches = dict(interp.launches)
         n = len(flat.typemap.value_leaf_types(fun.result))
         out = [res] if n == 1 else list(res)
-        return self._conv.result(fun.result, out, fmt)
+        return _deep_ok(lambda: self._conv.result(fun.result, out, fmt))
 
     def _call(self, fn: Function, fun: TFun, ground: list, args: list,
               fmt: str = "python") -> Any:
+        """Call ``fn`` at instance ``fun`` on every backend; a ``MemoryError`` or
+        ``RecursionError`` while converting, running or converting back is the runtime error
+        ``out of memory`` / ``recursion too deep`` located at the function, as the CLI reports
+        them at a top-level expression (``nessie.limits``)."""
+        from nessie.limits import OUT_OF_MEMORY, RECURSION_TOO_DEEP
+        fail = None
+        try:
+            return self._call_on_backend(fn, fun, ground, args, fmt)
+        except MemoryError:
+            fail = OUT_OF_MEMORY          # raised below, once the partial values are freed
+        except RecursionError:
+            fail = RECURSION_TOO_DEEP     # raised below, once the frames are freed
+        raise with_sources(RuntimeNeslError(fn.fundef.span, fail), self.sources)
+
+    def _call_on_backend(self, fn: Function, fun: TFun, ground: list, args: list,
+                         fmt: str = "python") -> Any:
         if self.backend != "interp":
             try:
                 return self._sourced(lambda: self._call_lcu(fn, fun, args, fmt))
@@ -662,6 +762,20 @@ class Module:
             return thunk()
         except (RuntimeNeslError, CompileError, CompileErrors) as e:
             raise with_sources(e, self.sources)
+
+
+def _deep_ok(convert: Callable[[], Any]) -> Any:
+    """``convert()`` (a conversion without side effects), again on the big stack
+    (``nessie.limits.run_deep``) if it recursed too deeply here: the values of a recursive
+    datatype may nest deeper than Python's usual recursion limit allows."""
+    deep = False
+    try:
+        return convert()
+    except RecursionError:
+        deep = True                   # converted again below, once the frames are freed
+    if deep:
+        from nessie.limits import run_deep
+        return run_deep(convert, "nessie-api-convert")
 
 
 def _unsupported():

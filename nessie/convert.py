@@ -603,6 +603,16 @@ def _tuple_columns(v: Any, h: Type, u: Optional["Unifier"]) -> Optional[_Tup]:
     return None
 
 
+#: the deepest nesting of containers (lists, tuples, ``DataVal`` s, arrays) in an argument where
+#: the parameter's type is a type variable, so that the value's nesting makes its type: a
+#: ``[[...[int]...]]`` of this many levels is far beyond what the flattening backends compile
+#: in reasonable time.  Where the type is known, a value deeper than it is a type error at the
+#: first level beyond (a recursive datatype's values may be deeper)
+MAX_ARG_DEPTH = 100
+
+_CONTAINERS = (list, tuple, DataVal, np.ndarray)
+
+
 class TypeOf:
     """Infers the NESL type of a Python value, guided by the expected type (hints resolve
     ``str`` as ``char`` vs ``[char]``, ints given for floats, the tuple shape), and unifies it
@@ -612,9 +622,30 @@ class TypeOf:
         self.u = u
         self.datadefs = datadefs
         self.memo = memo            # as_columnar's results, shared with PyConv.norm (one call)
+        self._open: dict = {}       # id -> (path, free) of the containers being checked
+        self._free = 0              # how many of them were checked against a type variable
 
-    def check(self, v: Any, hint: Type, path: str) -> Type:
-        """The type of ``v``, unified with ``hint``."""
+    def check(self, v: Any, hint: Type, path: str, same: bool = False) -> Type:
+        """The type of ``v``, unified with ``hint``.  A container (list, tuple, ``DataVal``,
+        array) that contains itself raises ``ArgValueError``, and so do containers nested more
+        than :data:`MAX_ARG_DEPTH` levels where the type does not say how deep (a type
+        variable): the nesting is checked level by level, never by deep Python recursion.
+        ``same``: ``v`` is the container being checked, seen again (a datatype's fields)."""
+        key = id(v) if isinstance(v, _CONTAINERS) and not same else None
+        if key is not None:
+            if key in self._open:
+                raise ArgValueError(f"{path} is {self._open[key][0]} itself: a value that "
+                                    f"contains itself has no NESL type")
+            free = isinstance(self.u.resolve(hint), TVar)
+            self._open[key] = (path, free)
+            if free:
+                self._free += 1
+                if self._free > MAX_ARG_DEPTH:
+                    root = next(p for p, f in self._open.values() if f)
+                    raise ArgValueError(f"{root} is nested more than {MAX_ARG_DEPTH} levels deep "
+                                        f"(lists, tuples, DataVals, arrays) where the "
+                                        f"parameter's type leaves the depth open (a type "
+                                        f"variable): the API's limit, MAX_ARG_DEPTH")
         try:
             t = self.infer(v, hint, path)
             self.u.unify(hint, t)
@@ -623,6 +654,10 @@ class TypeOf:
             if m.has_value:
                 raise
             raise Mismatch(path, self.u.zonk(hint), v, True) from None
+        finally:
+            if key is not None:
+                if self._open.pop(key)[1]:
+                    self._free -= 1
 
     def infer(self, v: Any, hint: Type, path: str) -> Type:
         h = self.u.zonk(hint)
@@ -653,6 +688,8 @@ class TypeOf:
             _plain_array(v, path)
             return self.array(v, h, path)
         if isinstance(v, (list, range)):
+            if not isinstance(h, (TSeq, TVar)):
+                raise Mismatch()            # deeper than the type: found at this level
             elem = h.elem if isinstance(h, TSeq) else self.u.fresh()
             for i, x in enumerate(v):
                 self.check(x, elem, f"{path}[{i}]")
@@ -752,10 +789,17 @@ class TypeOf:
             self.u.unify(h, result)
         if isinstance(v, DataVal):
             fields = v.fields
+            if not isinstance(fields, (tuple, list)) or not fields:
+                raise ArgTypeError(f"{path}: DataVal({name!r}, fields) wants the tuple of the "
+                                   f"constructor's arguments as fields, not "
+                                   f"{describe(fields)}")
             value = fields[0] if len(fields) == 1 else tuple(fields)
         else:
             value = v
-        self.check(value, arg, f"{path}.fields" if isinstance(v, DataVal) else path)
+        if isinstance(v, DataVal):
+            self.check(value, arg, f"{path}.fields")
+        else:
+            self.check(value, arg, path, same=True)
         return result
 
 
