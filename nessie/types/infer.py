@@ -79,6 +79,9 @@ class TypeEnv:
     globals: dict = field(default_factory=dict)     # name -> ground Type
     datatypes: dict = field(default_factory=dict)   # name -> DataInfo
     poisoned: frozenset = frozenset()
+    #: globals and functions whose types mention a datatype that was redefined at another type
+    #: since they were bound -> why they cannot be used (their values follow the old definition)
+    stale: dict = field(default_factory=dict)
     options: dict = field(default_factory=dict)     # set options: name -> args
     global_users: dict = field(default_factory=dict)  # global name -> functions reading it
     #: the id of the next item's first type variable: the supply of type-variable ids is a
@@ -88,11 +91,13 @@ class TypeEnv:
 
     def with_function(self, info: FunInfo) -> "TypeEnv":
         return replace(self, functions={**self.functions, info.name: info},
-                       poisoned=self.poisoned - {info.name})
+                       poisoned=self.poisoned - {info.name},
+                       stale={k: v for k, v in self.stale.items() if k != info.name})
 
     def with_globals(self, binds: dict) -> "TypeEnv":
         return replace(self, globals={**self.globals, **binds},
-                       poisoned=self.poisoned - set(binds))
+                       poisoned=self.poisoned - set(binds),
+                       stale={k: v for k, v in self.stale.items() if k not in binds})
 
     def with_datatype(self, info: DataInfo) -> "TypeEnv":
         return replace(self, datatypes={**self.datatypes, info.name: info})
@@ -319,6 +324,8 @@ class Inferencer:
             return T.Var(name, scope[name], span=e.span)
         if name in self.env.poisoned:
             raise _Poisoned(name)
+        if name in self.env.stale:
+            raise CompileError(e.span, self.env.stale[name])
         if name in self.env.globals:
             return T.GlobalVar(name, self.env.globals[name], span=e.span)
         if name in CONSTANT_TYPES:
@@ -345,6 +352,8 @@ class Inferencer:
         else:
             if name in self.env.poisoned:
                 raise _Poisoned(name)
+            if name in self.env.stale:
+                raise CompileError(name_span or span, self.env.stale[name])
             found = self.env.lookup_function(name)
         if found is None:
             raise CompileError(name_span or span, f"unbound function {name}")
@@ -767,6 +776,24 @@ def _param_refs(body):
     return T.map_nodes(body, f)
 
 
+def _mentions(t, name: str) -> bool:
+    """Does the type ``t`` mention the datatype ``name``?"""
+    todo = [t]
+    while todo:
+        x = todo.pop()
+        if isinstance(x, TData):
+            if x.name == name:
+                return True
+            todo += list(x.args)
+        elif isinstance(x, TPair):
+            todo += [x.fst, x.snd]
+        elif isinstance(x, TSeq):
+            todo.append(x.elem)
+        elif isinstance(x, TFun):
+            todo += [x.arg, x.result]
+    return False
+
+
 def _datatype_shape(info: DataInfo, classes) -> tuple:
     """A datatype's constructor argument and parameter classes, its parameters numbered in
     order (so that two definitions that differ only in type-variable ids compare equal)."""
@@ -817,14 +844,21 @@ def check_datadef(env: TypeEnv, d: A.DataDef) -> tuple:
     scheme = Scheme(params, classes, TFun(arg, result))
     info = DataInfo(d.name, params, arg, scheme)
     old = env.datatypes.get(d.name)
+    stale = dict(env.stale)
     if old is not None and _datatype_shape(old, old.scheme.classes) != _datatype_shape(info, classes):
-        # values of the old definition (bound earlier) would be read with the new one
-        from nessie.types.lettering import scheme_to_str
-        raise CompileError(d.span, f"datatype {d.name} is already defined, as "
-                                   f"{scheme_to_str(old.scheme)}; Nessie cannot redefine a "
-                                   f"datatype with another type (give the new one another name)")
-    env = env.with_datatype(info).with_function(FunInfo(d.name, T.CONSTRUCTOR, scheme)) \
-        .with_next_var(next_id[0])
+        # a redefinition at another type (the original announces it): what was bound with the
+        # old definition keeps it, and cannot meet values of the new one
+        why = (f"{{}} was defined with the earlier definition of datatype {d.name}, which line "
+               f"{d.span.line if d.span else '?'} redefines with another type; define it again "
+               f"to use it")
+        for g, t in env.globals.items():
+            if _mentions(t, d.name):
+                stale[g] = why.format(g)
+        for f, fi in env.functions.items():
+            if fi.kind == T.USER and _mentions(fi.scheme.type, d.name):
+                stale[f] = why.format(f)
+    env = replace(env.with_datatype(info).with_function(FunInfo(d.name, T.CONSTRUCTOR, scheme))
+                  .with_next_var(next_id[0]), stale=stale)
     return env, T.DataDef(d.name, tuple(TVar(p) for p in params), arg, scheme, span=d.span)
 
 
