@@ -37,9 +37,10 @@ The command line is ``nessie`` (``nessie --help``), the REPL ``python -m nessie.
 """
 __version__ = "0.1.0"
 
-__all__ = ["load", "Module", "Function", "DataVal", "Segmented", "__version__"]
+__all__ = ["load", "Module", "Function", "DataVal", "Segmented", "RuntimeNeslError", "CompileErrors",
+           "__version__"]
 
-_API = ("load", "Module", "Function", "DataVal", "Segmented")
+_API = ("load", "Module", "Function", "DataVal", "Segmented", "RuntimeNeslError", "CompileErrors")
 
 
 def __getattr__(name):
