@@ -268,6 +268,10 @@ class OpenCLRunner:
         self._argsig = self.c.argsig      # the context's kernels' scalar types (launch)
         self._temps = 0
         self._max_alloc = int(device.max_mem_alloc_size)
+        #: on a CPU device the buffers are this process's memory: under an address-space limit
+        #: (``ulimit -v``) a large allocation is checked against it first, because PoCL aborts
+        #: the process when its own allocation fails (a hostile-input hunt)
+        self._as_limit = _address_space_limit() if device.type & cl.device_type.CPU else None
         self.err = self._alloc(4)
         self._temps = 0
         cl.enqueue_fill_buffer(self.queue, self.err, np.int32(_INT_MAX), 0, 4)
@@ -297,6 +301,10 @@ class OpenCLRunner:
         if size > self._max_alloc:
             raise MemoryError(f"a buffer of {size} bytes (the device allocates at most "
                               f"{self._max_alloc})")
+        if self._as_limit is not None and size >= _CHECKED_ALLOC and \
+                _address_space_used() + 2 * size > self._as_limit:
+            raise MemoryError(f"a buffer of {size} bytes (the process's address space is "
+                              f"limited to {self._as_limit} bytes)")
         try:
             buf = cl.Buffer(self.ctx, cl.mem_flags.READ_WRITE, size)
         except cl.MemoryError as e:          # the driver's allocation failure
@@ -959,6 +967,30 @@ def _flat(v: Any) -> list:
 
 
 _NP_OF_C = {"int": np.int32, "long": np.int64, "double": np.float64, "uchar": np.uint8}
+
+
+#: allocations from this size on are checked against an address-space limit (CPU devices)
+_CHECKED_ALLOC = 1 << 20
+
+
+def _address_space_limit() -> Optional[int]:
+    """The process's address-space limit in bytes (``ulimit -v``), None if unlimited."""
+    try:
+        import resource
+        soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+    except (ImportError, OSError, ValueError):
+        return None
+    return None if soft == resource.RLIM_INFINITY or soft <= 0 else int(soft)
+
+
+def _address_space_used() -> int:
+    """The process's mapped address space in bytes (0 if it cannot be read)."""
+    try:
+        with open("/proc/self/statm", "rb") as f:
+            pages = int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 0
+    return pages * os.sysconf("SC_PAGE_SIZE")
 
 
 def _np_scalar(x: Any, decl: str) -> Any:
