@@ -83,6 +83,14 @@ class Compiler:
         #: function is (re)defined
         self.fundefs: dict[str, T.FunDef] = {}
         self._vector = None
+        #: the vector-wise compiler of the order of errors, and the definitions it was made for
+        self._vector_all = None
+        self._vector_all_of = None
+        self.fundefs_version = object()
+        #: nesting of element-wise apply-to-each evaluations, and whether a failed one is being
+        #: evaluated again vector-wise (see ``_drawing_or``)
+        self._ate_depth = 0
+        self._replaying = False
 
     @property
     def datatypes(self) -> Datatypes:
@@ -98,6 +106,7 @@ class Compiler:
     def define_function(self, fun: T.FunDef) -> None:
         self.fundefs[fun.name] = fun
         self._vector = None
+        self.fundefs_version = object()
         cell = self.cell(fun.name)
         cell.bind_param = self.pattern(fun.param)
         cell.body = self.exp(fun.body)
@@ -234,20 +243,67 @@ class Compiler:
     def _drawing_or(self, node: T.ApplyToEach, elementwise: Code) -> Code:
         """``elementwise`` — unless ``node`` may draw random numbers: then the vector-wise
         evaluation of ``nessie.interp.vector`` (the original's order of draws).  Decided at the
-        first run, when every function is defined (and again after a redefinition)."""
+        first run, when every function is defined (and again after a redefinition).
+
+        Which error a failing apply-to-each reports follows the same order (the original is
+        a flattening implementation, and so are the other backends): the element-wise
+        evaluation is the fast path; when it fails, the outermost apply-to-each that failed is
+        evaluated again vector-wise (``vector.py``, every function lifted), and the first error
+        of that order is the one reported — e.g. a conditional's ``then`` branch fails for the
+        elements that take it before the ``else`` branch does for the others.  Only bodies
+        without effects (no output, no draws: they are vector-wise already) are evaluated
+        again."""
         chosen: list = [None, None]          # [vector compiler it was decided with, code]
 
         def apply_to_each(env: Env) -> Seq:
             vc = self.vector()
             if chosen[0] is not vc:
                 chosen[0] = vc
-                chosen[1] = vc.apply_to_each(node) if vc.draws.expression(node) else elementwise
-            return chosen[1](env)
+                chosen[1] = vc.apply_to_each(node) if vc.draws.expression(node) else None
+            if chosen[1] is not None:
+                return chosen[1](env)
+            if self._replaying or self._ate_depth:
+                self._ate_depth += 1
+                try:
+                    return elementwise(env)
+                finally:
+                    self._ate_depth -= 1
+            self._ate_depth = 1
+            try:
+                return elementwise(env)
+            except E.RuntimeNeslError as first:
+                failed = first
+            finally:
+                self._ate_depth = 0
+            raise self._flattened_error(node, env, failed)
         return apply_to_each
 
-    def vector(self):
+    def _flattened_error(self, node: T.ApplyToEach, env: Env, failed: Exception) -> Exception:
+        """The error the vector-wise (flattened) evaluation of ``node`` reports first; ``failed``
+        (the element-wise one) if it reports none or cannot evaluate the body."""
+        self._replaying = True
+        try:
+            self.vector(errors=True).apply_to_each(node)(env)
+        except E.RuntimeNeslError as err:
+            return err
+        except (RecursionError, MemoryError):
+            raise
+        except Exception:   # noqa: BLE001 - a construct the vector compiler lacks: keep ``failed``
+            return failed
+        finally:
+            self._replaying = False
+        return failed
+
+    def vector(self, errors: bool = False):
+        """The vector-wise compiler: of the bodies that draw (``errors``: of every body, every
+        user function lifted — the order of errors)."""
+        from .vector import VectorCompiler
+        if errors:
+            if self._vector_all is None or self._vector_all_of is not self.fundefs_version:
+                self._vector_all = VectorCompiler(self, everything=True)
+                self._vector_all_of = self.fundefs_version
+            return self._vector_all
         if self._vector is None:
-            from .vector import VectorCompiler
             self._vector = VectorCompiler(self)
         return self._vector
 

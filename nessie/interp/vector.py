@@ -211,6 +211,18 @@ class DrawAnalysis:
         return False
 
 
+class EveryExpression:
+    """The analysis that says every expression and function "draws": everything vector-wise."""
+
+    @staticmethod
+    def function(name: str) -> bool:
+        return True
+
+    @staticmethod
+    def expression(node) -> bool:
+        return True
+
+
 # ------------------------------------------------------------------------------ compiler
 class LiftedCell:
     """The lifted form of a user function for one pattern of uniform/lifted parameters:
@@ -232,9 +244,11 @@ class VectorCompiler:
     ``(shape, code)``).  ``base`` is the evaluator's ``Compiler``: its closures evaluate the
     parts that cannot draw, its function cells the calls on uniform arguments."""
 
-    def __init__(self, base: Any) -> None:
+    def __init__(self, base: Any, everything: bool = False) -> None:
         self.base = base
-        self.draws = DrawAnalysis(base.fundefs)
+        #: ``everything``: every apply-to-each and user function is evaluated vector-wise (the
+        #: order of errors, see ``eval.Compiler._drawing_or``), not only those that draw
+        self.draws = EveryExpression() if everything else DrawAnalysis(base.fundefs)
         self.lifted: dict = {}
 
     # ---------------------------------------------------------------- entry point
@@ -351,20 +365,44 @@ class VectorCompiler:
         cell = self.base.cell(node.name)
         if sa == U:
             return U, lambda env, n: cell(arg(env, n))
-        if not self.draws.function(node.name):
-            return L, lambda env, n: [cell(a) for a in materialise(sa, arg(env, n), n)]
         param = self.base.fundefs[node.name].param
         shapes: list = []
         shapes_by_pattern(param, sa, shapes)
         mask = tuple(U if s == U else L for s in shapes)
-        lifted = self.lifted_function(node.name, mask)
 
-        def call(env, n):
+        def lifted_call(lifted, v, n):
             parts: list = []
-            split_by_pattern(param, sa, arg(env, n), parts)
-            return lifted([v if m == U else materialise(s, v, n)
-                           for (s, v), m in zip(parts, mask)], n)
-        return L, call
+            split_by_pattern(param, sa, v, parts)
+            return lifted([x if m == U else materialise(s, x, n)
+                           for (s, x), m in zip(parts, mask)], n)
+
+        if not self.draws.function(node.name):
+            name = node.name
+
+            def per_instance(env, n):
+                v = arg(env, n)
+                try:
+                    return [cell(a) for a in materialise(sa, v, n)]
+                except E.RuntimeNeslError as first:
+                    failed = first
+                # the function has no effects: run it again lifted, to report the error the
+                # flattened order meets first (see eval.Compiler._drawing_or)
+                base = self.base
+                was, base._replaying = base._replaying, True
+                try:
+                    lifted_call(base.vector(errors=True).lifted_function(name, mask), v, n)
+                except E.RuntimeNeslError as err:
+                    failed = err
+                except (RecursionError, MemoryError):
+                    raise
+                except Exception:       # noqa: BLE001 - keep the element-wise error
+                    pass
+                finally:
+                    base._replaying = was
+                raise failed
+            return L, per_instance
+        lifted = self.lifted_function(node.name, mask)
+        return L, lambda env, n: lifted_call(lifted, arg(env, n), n)
 
     def lifted_function(self, name: str, mask: tuple) -> LiftedCell:
         key = (name, mask)
