@@ -17,7 +17,7 @@ from .core import (Cond, Cst, Div, Expr, IfThenElse, Lookup, Mod, Pow, Prod, Sum
                    add, cmp, contains, cst, decide, div, free_vars, fresh_var, ite, mod, mul, neg,
                    pow_, rebuild, simplify, size_var, subst, sub, sum_over, to_expr, c_div, c_mod,
                    iter_nodes, uids_in, VarSupply, ZERO, ONE)
-from .ranges import (lower_bound, num_bounds, prove_eq, prove_le, prove_lt, prove_nonneg,
+from .ranges import (int_bounds, lower_bound, num_bounds, prove_eq, prove_le, prove_lt, prove_nonneg,
                      prove_nonpos, prove_pos, sym_bounds, upper_bound)
 from .printer import to_c, to_text, cond_to_c, cond_to_text
 from .evaluate import evaluate, eval_cond, evaluate_all

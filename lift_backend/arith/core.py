@@ -860,7 +860,10 @@ def rebuild(e: Expr, f: Callable[[Expr], Expr]) -> Expr:
     if isinstance(e, (Cst, Var)):
         return e
     if isinstance(e, Lookup):
-        return Lookup(e.array, e.name, f(e.index), e.lo, e.hi)
+        # an array that holds expressions of its own (a user index function evaluated in
+        # long, lift_backend.views.WideIndex) is rebuilt with them
+        arr = e.array.rebuild_with(f) if hasattr(e.array, "rebuild_with") else e.array
+        return Lookup(arr, e.name, f(e.index), e.lo, e.hi)
     if isinstance(e, Div):
         return div(f(e.a), f(e.b))
     if isinstance(e, Mod):

@@ -11,10 +11,12 @@ _ADD, _MUL, _ATOM = 1, 2, 3
 
 class _Printer:
     def __init__(self, var_name: Callable[[Var], str], lookup: Callable[[Lookup, "_Printer"], str],
-                 c_mode: bool):
+                 c_mode: bool, wide: bool = False):
         self.var_name = var_name
         self.lookup = lookup
         self.c = c_mode
+        #: C in 64 bits: every operand is a long (constants ``5L``, the others converted)
+        self.wide = wide
 
     def cond(self, c: Cond) -> str:
         return f"{self.p(c.lhs, _ADD)} {c.op} {self.p(c.rhs, _ADD)}"
@@ -25,11 +27,11 @@ class _Printer:
 
     def raw(self, e: Expr):
         if isinstance(e, Cst):
-            return (str(e.value), _ATOM if e.value >= 0 else _ADD)
+            return (str(e.value) + ("L" if self.wide else ""), _ATOM if e.value >= 0 else _ADD)
         if isinstance(e, Var):
-            return (self.var_name(e), _ATOM)
+            return (f"((long){self.var_name(e)})" if self.wide else self.var_name(e), _ATOM)
         if isinstance(e, Lookup):
-            return (self.lookup(e, self), _ATOM)
+            return (f"((long){self.lookup(e, self)})" if self.wide else self.lookup(e, self), _ATOM)
         if isinstance(e, Sum):
             pos = [t for t in e.terms if _coef(t) > 0]
             negs = [t for t in e.terms if _coef(t) < 0]
@@ -48,7 +50,8 @@ class _Printer:
             if e.coef == -1:
                 return ("-" + " * ".join(fs), _ADD)
             if e.coef != 1:
-                fs.insert(0, str(e.coef) if e.coef > 0 else f"({e.coef})")
+                c = f"{e.coef}L" if self.wide else str(e.coef)
+                fs.insert(0, c if e.coef > 0 else f"({c})")
             return (" * ".join(fs), _MUL)
         if isinstance(e, Div):
             return (f"{self.p(e.a, _MUL)} / {self.p(e.b, _ATOM)}", _MUL)
@@ -57,7 +60,7 @@ class _Printer:
         if isinstance(e, Pow):
             if self.c:
                 if isinstance(e.base, Cst) and e.base.value == 2:
-                    return (f"(1 << {self.p(e.exp, _ADD)})", _ATOM)
+                    return (f"({'1L' if self.wide else '1'} << {self.p(e.exp, _ADD)})", _ATOM)
                 raise ValueError(f"no OpenCL form for the power {e!r}")
             return (f"pow({self.p(e.base)}, {self.p(e.exp)})", _ATOM)
         if isinstance(e, IfThenElse):
@@ -97,10 +100,11 @@ def cond_to_text(c: Cond) -> str:
 
 
 def to_c(e: Expr, var_name: Optional[Callable[[Var], str]] = None,
-         lookup: Optional[Callable[[Lookup], str]] = None) -> str:
-    """OpenCL C text of ``e``; ``lookup`` renders memory reads (``Lookup`` nodes)."""
+         lookup: Optional[Callable[[Lookup], str]] = None, wide: bool = False) -> str:
+    """OpenCL C text of ``e``; ``lookup`` renders memory reads (``Lookup`` nodes); ``wide``:
+    computed in ``long`` (every variable, read and constant a ``long`` operand)."""
     lk = (lambda l, pr: lookup(l)) if lookup is not None else _default_lookup
-    return _Printer(var_name or (lambda v: v.name), lk, True).p(e)
+    return _Printer(var_name or (lambda v: v.name), lk, True, wide).p(e)
 
 
 def cond_to_c(c: Cond, var_name=None, lookup=None) -> str:

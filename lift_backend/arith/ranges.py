@@ -45,14 +45,14 @@ def _tdiv(x, y):
     return c_div(int(x), int(y))
 
 
-@lru_cache(maxsize=200000)
-def num_bounds(e: Expr) -> Tuple[Num, Num]:
-    """Inclusive numeric interval containing every value of ``e``."""
+def _bounds(e: Expr, num_bounds, open_lo: Num, open_hi: Num) -> Tuple[Num, Num]:
+    """Inclusive numeric interval of ``e``; ``num_bounds`` bounds its children, and a variable or
+    lookup without a lower (upper) bound contributes ``open_lo`` (``open_hi``)."""
     if isinstance(e, Cst):
         return (e.value, e.value)
     if isinstance(e, (Var, Lookup)):
-        lo = num_bounds(e.lo)[0] if e.lo is not None else -INF
-        hi = num_bounds(e.hi)[1] if e.hi is not None else INF
+        lo = num_bounds(e.lo)[0] if e.lo is not None else open_lo
+        hi = num_bounds(e.hi)[1] if e.hi is not None else open_hi
         return (lo, hi)
     if isinstance(e, Sum):
         lo = hi = 0
@@ -126,6 +126,38 @@ def num_bounds(e: Expr) -> Tuple[Num, Num]:
         r = _imul(cnt, body)
         return (min(r[0], 0), max(r[1], 0))
     raise TypeError(e)
+
+
+@lru_cache(maxsize=200000)
+def num_bounds(e: Expr) -> Tuple[Num, Num]:
+    """Inclusive numeric interval containing every value of ``e``."""
+    return _bounds(e, num_bounds, -INF, INF)
+
+
+#: the bounds of the kernels' ``int`` (sizes, array lengths and NDRange dimensions are at most
+#: ``INT_MAX``, values read from memory are ``int``s)
+INT32_MIN, INT32_MAX = -2 ** 31, 2 ** 31 - 1
+
+
+@lru_cache(maxsize=200000)
+def int_bounds(e: Expr) -> Tuple[Num, Num]:
+    """Like :func:`num_bounds`, with the documented limits of the kernels: every variable (a
+    size, a loop or index variable: an ``int`` of the generated C) and every value read from
+    memory is an ``int``.  So a finite interval for every program of the backend: what the generated C
+    must be able to hold when it evaluates ``e`` (issue 11: index functions of gather and
+    scatter whose intermediate values exceed ``int``)."""
+    if isinstance(e, Var):
+        # every variable of a kernel is an int (sizes, loop and index variables)
+        lo, hi = _bounds(e, int_bounds, INT32_MIN, INT32_MAX)
+        return (max(lo, INT32_MIN), min(hi, INT32_MAX))
+    r = _bounds(e, int_bounds, INT32_MIN, INT32_MAX)
+    if isinstance(e, (Div, Mod)) and INF in (abs(r[0]), abs(r[1])):
+        # a divisor of unknown sign (a zero one is an error of its own): the quotient and the
+        # remainder are no larger than the dividend
+        a = int_bounds(e.a)
+        m = max(abs(a[0]), abs(a[1]))
+        r = (-m, m)
+    return r
 
 
 SymB = Optional[Expr]

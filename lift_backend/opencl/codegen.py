@@ -28,7 +28,7 @@ from ..types import (ArrayType, ScalarType, TupleType, Type, VectorType, c_type_
 from ..types.infer import ArrayRef, TypedProgram
 from ..views import (CondAccess, ConstAccess, MemAccess, MemView, TupleBuild, ValueAccess, ValueView, VectorBuild,
                      View, access, consume, layout_view, output_view, view_text)
-from ..views.views import BoundsCheck
+from ..views.views import BoundsCheck, WideIndex
 from . import cast as C
 from .names import unique, user_names
 
@@ -85,6 +85,10 @@ ERROR_BUFFER = "lift_err"
 CHECK_FUNCTION = "lift_check"
 CHECK_BODY = """if ((uint)i < (uint)n) return i;
 if (atomic_min(err, site) > site) { err[1 + 2 * site] = i; err[2 + 2 * site] = n; }
+return 0;"""
+#: the same for an index computed in ``long`` (a user index function, ``WideIndex``)
+CHECK_BODY_LONG = """if (i >= 0 && i < n) return (int)i;
+if (atomic_min(err, site) > site) { err[1 + 2 * site] = i > 2147483647L ? 2147483647 : (i < -2147483647L ? -2147483647 : (int)i); err[2 + 2 * site] = n; }
 return 0;"""
 
 
@@ -223,10 +227,30 @@ class CodeGen:
     def lookup_text(self, l: A.Lookup) -> str:
         mem = l.array
         index = A.to_c(self.finalize(l.index), self.var_name, self.lookup_text)
+        if isinstance(mem, WideIndex):
+            return self.wide_text(mem, index)
         if isinstance(mem, BoundsCheck):
             site = self.check_site(mem)
             return f"{self.check_name}({index}, {self.c(mem.length)}, {site}, {self.err_name})"
         return f"{mem.name}[{index}]"
+
+    def wide_text(self, w: WideIndex, arg: str) -> str:
+        """A user index function evaluated in ``long`` at ``arg`` (an ``int`` index): converted
+        back to ``int``, through the ``long`` bounds check where it is not proven in range."""
+        body = self.finalize(w.body)
+        names = lambda v: f"({arg})" if v == w.param else self.var_name(v)
+        try:
+            text = A.to_c(body, names, self.lookup_text, wide=True)
+        except ValueError as ex:
+            raise self.error(str(ex))
+        if w.check is None:
+            return f"(int)({text})"
+        site = self.check_site(w.check)
+        name = self.check_name + "_long"
+        if name not in self.functions:
+            self.functions[name] = C.Function("int", name, ["long i", "int n", "int site", "global int* err"],
+                                              CHECK_BODY_LONG)
+        return f"{name}({text}, {self.c(w.check.length)}, {site}, {self.err_name})"
 
     def check_site(self, chk: BoundsCheck) -> int:
         site = self.check_sites.get(chk)

@@ -17,7 +17,7 @@ from ..ir import patterns as P
 from ..types import ArrayType, TupleType, Type, VectorType
 from .views import (AccessView, AsScalarView, AsVectorView, BoundsCheck, GatherIdxView, JoinView,
                     MemView, NestView, OffsetView, PadView, ReorderView, SlideView, SplitView,
-                    TransposeView, TupleAccessView, View, ZipView, index_fun_in_range)
+                    TransposeView, TupleAccessView, View, ZipView, index_fun_in_range, index_fun_width)
 
 
 def memory_view(mem, outer, t: Type) -> MemView:
@@ -38,6 +38,18 @@ def _reorder_check(f, idx, n, span: Optional[Span]) -> Optional[BoundsCheck]:
     if index_fun_in_range(idx, n):
         return None
     return BoundsCheck(f.name, span, n)
+
+
+def _reorder_wide(f, idx, n, span: Optional[Span]):
+    """How ``gather(idx)``/``scatter(idx)`` evaluates its index function (see
+    :func:`~lift_backend.views.views.index_fun_width`): None (``int``) or ``(k, body)``
+    (``long``); a function whose intermediate values may exceed even 64 bits is a located
+    error (the analysis assumes exact integers: the kernel would compute other indices)."""
+    try:
+        return index_fun_width(idx, n)
+    except ValueError as ex:
+        raise LiftCompileError(f"{f.name}: the index function cannot be evaluated exactly in the kernel: {ex} "
+                               f"(sizes are taken at most 2^31 - 1 where --size does not fix them)", span)
 
 
 def layout_view(f: P.LayoutPattern, args: Sequence[View], result_type: Type,
@@ -61,7 +73,8 @@ def layout_view(f: P.LayoutPattern, args: Sequence[View], result_type: Type,
     if isinstance(f, P.Gather):
         n = args[0].type.length
         idx = static.get("idx", f.idx)      # with len(x) resolved by the type checker
-        return ReorderView(args[0], idx, n, result_type, "gather", _reorder_check(f, idx, n, span))
+        return ReorderView(args[0], idx, n, result_type, "gather", _reorder_check(f, idx, n, span),
+                           _reorder_wide(f, idx, n, span))
     if isinstance(f, P.Scatter):
         # reading the result of a scatter needs the inverse permutation: only the output
         # side is supported (the producer writes through the scatter)
@@ -156,7 +169,8 @@ def output_view(f: P.LayoutPattern, dest: View, arg_type: Type, static: Mapping[
     if isinstance(f, P.Scatter):
         n = arg_type.length
         idx = static.get("idx", f.idx)
-        return ReorderView(dest, idx, n, arg_type, "scatter", _reorder_check(f, idx, n, span))
+        return ReorderView(dest, idx, n, arg_type, "scatter", _reorder_check(f, idx, n, span),
+                           _reorder_wide(f, idx, n, span))
     if isinstance(f, P.Transpose):
         return TransposeView(dest, arg_type)
     if isinstance(f, P.AsVector):

@@ -65,6 +65,80 @@ def index_fun_in_range(f: P.IndexFun, n: AExpr) -> bool:
         return False
 
 
+@dataclass(frozen=True)
+class WideIndex:
+    """A user index function evaluated in 64-bit ``long`` (issue 11): the range analysis works
+    with exact integers, so an index function whose intermediate values may exceed ``int``
+    (``gather(\\i -> (i * 1000000007) % N)``) is printed with ``long`` operands, the result
+    (``0 .. length - 1``, proven, or checked at run time by ``check``) converted back to
+    ``int``.  It is the ``array`` of an arithmetic :class:`~lift_backend.arith.Lookup` whose
+    ``index`` is the argument of the function (an ``int`` index below ``length``): ``body`` is
+    the function applied to ``param`` (a variable of range ``0 .. length - 1``)."""
+    param: A.Var
+    body: AExpr
+    length: AExpr
+    check: Optional[BoundsCheck] = None
+
+    def rebuild_with(self, f) -> "WideIndex":
+        """The same function with ``f`` applied to its body (substitutions of sizes)."""
+        return WideIndex(self.param, f(self.body), self.length, self.check)
+
+
+INT64_MIN, INT64_MAX = -2 ** 63, 2 ** 63 - 1
+
+
+def _provable(fn) -> bool:
+    try:
+        return bool(fn())
+    except (ZeroDivisionError, ValueError, TypeError):
+        return False
+
+
+def index_fun_width(f: P.IndexFun, n: AExpr):
+    """How the generated C must evaluate the index function ``f`` over ``n`` elements:
+    ``None`` when every intermediate value fits the kernels' ``int`` (the built-in index
+    functions; user functions whose values are bounded, with sizes at most ``2^31 - 1``, by
+    ``int`` or by the length ``n``), else ``(k, body)``: the function applied to a variable
+    ``k`` of range ``0 .. n-1``, to be evaluated in ``long``.  ``ValueError`` when even ``long``
+    cannot be shown to hold every intermediate value."""
+    if not isinstance(f, P.IndexLambda):
+        return None
+    k = A.VarSupply.avoiding(f.body, f.param, n).fresh("k", 0, A.sub(n, 1))
+    try:
+        body = f.apply(k, n)
+    except (ZeroDivisionError, ValueError, TypeError):
+        return None
+    wide = False
+    for x in A.iter_nodes(body):
+        if _int_safe(x, n):
+            continue
+        lo, hi = A.int_bounds(x)
+        if lo < INT64_MIN or hi > INT64_MAX:
+            raise ValueError(f"its intermediate value {A.to_text(x)} may exceed 64-bit integers "
+                             f"(between {_num_text(lo)} and {_num_text(hi)})")
+        wide = True
+    return (k, body) if wide else None
+
+
+def _int_safe(x: AExpr, n: AExpr) -> bool:
+    """Whether the value of ``x`` fits an ``int``: by its bounds (every variable an ``int``), or
+    bounded by the length ``n`` (an array length, at most ``2^31 - 1``)."""
+    lo, hi = A.int_bounds(x)
+    return ((lo >= A.ranges.INT32_MIN or _provable(lambda: A.prove_le(A.neg(x), n)))
+            and (hi <= A.ranges.INT32_MAX or _provable(lambda: A.prove_le(x, n))))
+
+
+def _all_int_safe(e: AExpr, n: AExpr) -> bool:
+    return all(_int_safe(x, n) for x in A.iter_nodes(e))
+
+
+def _num_text(v) -> str:
+    if v in (float("inf"), float("-inf")):
+        return str(v)
+    v = int(v)
+    return str(v) if abs(v) < 10 ** 12 else f"{'-' if v < 0 else ''}about 2^{abs(v).bit_length() - 1}"
+
+
 def _in_range(idx: AExpr, n: AExpr) -> bool:
     """Whether the index ``idx`` (over the loop variables that reach it) is provably in
     ``0 .. n-1``: ``gather(\\i -> (i % N) * M + i / N)`` after ``split``/``join`` reads
@@ -140,6 +214,7 @@ class ReorderView(View):
     type: Type
     label: str = "gather"
     check: Optional[BoundsCheck] = None   # None: the index function is provably in range
+    wide: Optional[tuple] = None          # (k, body): evaluated in long (see WideIndex)
 
 
 @dataclass(frozen=True, eq=False)
@@ -311,7 +386,13 @@ def _consume(v: View, arr: List[AExpr], tup: List[int], extra: AExpr, width: int
             v = v.parent
         elif isinstance(v, ReorderView):
             idx = v.f.apply(arr[0], v.n)
-            if v.check is not None and not _in_range(idx, v.n):
+            if v.wide is not None and not _all_int_safe(idx, v.n):
+                # the function applied to this index (simplified with the ranges of the loop
+                # variables) may exceed int: evaluated in long
+                chk = v.check if v.check is not None and not _in_range(idx, v.n) else None
+                idx = A.Lookup(WideIndex(v.wide[0], v.wide[1], v.n, chk), "long", arr[0], 0,
+                               A.sub(v.n, 1))
+            elif v.check is not None and not _in_range(idx, v.n):
                 idx = checked(idx, v.check)
             arr[0] = idx
             v = v.parent
