@@ -184,7 +184,27 @@ class _Allocator:
         self.memories.append(m)
         self.of_call[id(call)] = m
         self.outer_of_call[id(call)] = outer
+        if space == PRIVATE:
+            self.check_private(m, what)
         return m
+
+    def check_private(self, m: Memory, what: str) -> None:
+        """The private memory of a work-item stays within ``LIFT_MAX_PRIVATE_BYTES`` (issue 11:
+        a private array of 1M floats crashed PoCL): counted over the private buffers and
+        variables allocated so far (each is declared once per work-item)."""
+        from ..limits import MAX_PRIVATE_BYTES
+        from ..types.types import numpy_dtype
+
+        def nbytes(x: Memory) -> int:
+            return int(x.size.value) * numpy_dtype(x.elem).itemsize if isinstance(x.size, A.Cst) else 0
+
+        total = sum(nbytes(x) for x in self.memories if x.space == PRIVATE)
+        if total > MAX_PRIVATE_BYTES:
+            raise self.error(f"{what}: the private memory of a work-item would be {total} bytes "
+                             f"(this array: {nbytes(m)} bytes), more than {MAX_PRIVATE_BYTES} "
+                             f"(LIFT_MAX_PRIVATE_BYTES; OpenCL private memory is registers and a small "
+                             f"per-work-item stack): use local or global memory (toLocal, toGlobal) or "
+                             f"smaller chunks")
 
     # ------------------------------------------------------------------ traversal
     def visit(self, e: Expr, depth, has_dest: bool, inline: bool = False):
