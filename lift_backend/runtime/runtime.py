@@ -552,8 +552,7 @@ def _check_strides(kernel: CompiledKernel, env, gsz, lsz) -> None:
     NDRange when ``n - 1 + stride`` would overflow (the loop would wrap around to negative
     indices)."""
     from ..ir import patterns as P
-    from ..ir.expr import walk
-    for node in walk(kernel.typed.program.body):
+    for node in _live_nodes(kernel.typed):
         if not (isinstance(node, P.Map) and node.parallel and id(node) in kernel.typed.loop_vars):
             continue
         d = node.dim
@@ -575,6 +574,23 @@ def _check_strides(kernel: CompiledKernel, env, gsz, lsz) -> None:
                                    f"{what[node.kind]} of {stride}: its work-item loop would overflow int "
                                    f"(give an NDRange of at most {max(INT_MAX - value + 1, 1)} in "
                                    f"dimension {d})", kernel.program.span)
+
+
+def _live_nodes(typed):
+    """The nodes of the program's body that the kernel runs: not the body of an
+    ``iterate(0)`` (the identity), which is typed with an unbounded length (issue 11: its maps
+    were checked against int overflow with that length)."""
+    from ..ir import patterns as P
+    from ..ir.expr import ir_children
+    stack = [typed.program.body]
+    while stack:
+        n = stack.pop()
+        yield n
+        if isinstance(n, P.Iterate):
+            info = typed.iterate_info.get(id(n))
+            if info is not None and len(info.lengths) == 1:
+                continue
+        stack.extend(reversed(ir_children(n)))
 
 
 def _check_offsets(oc, offs: np.ndarray, env) -> None:
