@@ -407,7 +407,15 @@ class CodeGen:
             name = self.vector_names[key] = unique(f"{uf.name}_{uf.ret_type}{width}",
                                                    self.c_taken | set(self.functions))
             params = [f"{self.ctype(VectorType(t, width))} {n}" for n, t in zip(uf.param_names, uf.param_types)]
-            self.functions[name] = C.Function(self.ctype(VectorType(uf.ret_type, width)), name, params, uf.body)
+            body = uf.body
+            if not re.fullmatch(r"\s*return\b[^;{}]*;\s*", body):
+                # statements (locals of the scalar type, ifs, loops): the scalar function applied
+                # to each component (issue 11: the body kept its float locals, a failed build)
+                self.register_userfun(uf)
+                comps = ", ".join(f"{uf.name}({', '.join(f'{n}.s{k:x}' for n in uf.param_names)})"
+                                  for k in range(width))
+                body = f"return ({self.ctype(VectorType(uf.ret_type, width))})({comps});"
+            self.functions[name] = C.Function(self.ctype(VectorType(uf.ret_type, width)), name, params, body)
         return name
 
     def call_text(self, f: FunDecl, argvs: List[View]) -> str:
