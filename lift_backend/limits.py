@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from lambda_cu.support import RECURSION_LIMIT, STACK_SIZE, env_positive, run_deep
 
-__all__ = ["MAX_EXPR_DEPTH", "MAX_TYPE_DEPTH", "MAX_ITERATE_UNROLL", "MAX_PRIVATE_BYTES", "STACK_SIZE", "RECURSION_LIMIT", "INT_MAX", "run_deep",
+__all__ = ["MAX_EXPR_DEPTH", "MAX_TYPE_DEPTH", "MAX_ITERATE_UNROLL", "MAX_PRIVATE_BYTES", "MAX_INDEX_NODES", "STACK_SIZE", "RECURSION_LIMIT", "INT_MAX", "run_deep",
            "expression_too_deep", "type_too_deep", "TOO_DEEP_TO_COMPILE"]
 
 
@@ -51,6 +51,10 @@ MAX_ITERATE_UNROLL = env_positive("LIFT_MAX_ITERATE_UNROLL", 1024)
 #: per-work-item stack (a few KB to 64 KB on GPUs; PoCL runs work-items on its own stack and
 #: crashed with 4 MB), so more is a located compile error rather than a crash at the launch
 MAX_PRIVATE_BYTES = env_positive("LIFT_MAX_PRIVATE_BYTES", 65536)
+#: the most operations of one read's index expression built through ``pad(clamp|mirror|wrap)``:
+#: each such pad copies the index below it into its cases (3 or 5 copies), so chained pads grow
+#: the generated C exponentially (12 clamp pads: a hang); more is a located compile error
+MAX_INDEX_NODES = env_positive("LIFT_MAX_INDEX_NODES", 20000)
 #: the largest array length, size and NDRange dimension: generated kernels index with ``int``
 INT_MAX = 2 ** 31 - 1
 #: message of the safety net when a program within the limit still exhausts the recursion budget

@@ -310,15 +310,24 @@ class CodeGen:
             return f"vload{w}({args[0]}, {args[1]})"
         return f"vstore{w}({store_value}, {args[0]}, {args[1]})"
 
+    def consume(self, v: View, tup: Tuple[int, ...] = ()):
+        """``consume`` of the view, its errors located at the pattern being generated."""
+        try:
+            return consume(v, (), tup)
+        except LiftCompileError as ex:
+            if ex.span is None:
+                raise self.error(ex.message) from None
+            raise
+
     def read(self, v: View, tup: Tuple[int, ...] = ()) -> str:
-        acc = consume(v, (), tup)
+        acc = self.consume(v, tup)
         text = self.access_text(acc)
         if not isinstance(acc, ValueAccess):
             self.accesses.append(f"read  {text}\n      view: {view_text(v)}")
         return text
 
     def write(self, v: View, value: str) -> None:
-        acc = consume(v)
+        acc = self.consume(v)
         if isinstance(acc, VectorBuild):
             # a vector stored through a view that is not contiguous: component by component
             if not all(isinstance(p, MemAccess) and p.mem.kind not in ("input", "scalar", "variable")

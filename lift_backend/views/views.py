@@ -20,6 +20,7 @@ from typing import List, Optional, Sequence, Tuple, Union
 from .. import arith as A
 from ..arith import Expr as AExpr
 from ..errors import LiftCompileError, Span
+from ..limits import MAX_INDEX_NODES
 from ..types.types import flat_offset  # noqa: F401  (defined with the layout of types)
 from ..ir import patterns as P
 from ..ir.expr import Literal
@@ -137,6 +138,17 @@ def _num_text(v) -> str:
         return str(v)
     v = int(v)
     return str(v) if abs(v) < 10 ** 12 else f"{'-' if v < 0 else ''}about 2^{abs(v).bit_length() - 1}"
+
+
+def _larger_than(e: AExpr, limit: int) -> bool:
+    """Whether the tree of ``e`` (shared subexpressions counted each time, as printed) has more
+    than ``limit`` nodes (counts at most ``limit + 1``)."""
+    count = 0
+    for _ in A.iter_nodes(e):
+        count += 1
+        if count > limit:
+            return True
+    return False
 
 
 def _in_range(idx: AExpr, n: AExpr) -> bool:
@@ -431,6 +443,12 @@ def _consume(v: View, arr: List[AExpr], tup: List[int], extra: AExpr, width: int
                 idx = A.ite(A.Cond("<", i, A.ZERO), A.add(i, n), A.ite(A.Cond("<", i, n), i, A.sub(i, n)))
             else:  # pragma: no cover
                 raise LiftCompileError(f"unknown boundary {b}")
+            if _larger_than(idx, MAX_INDEX_NODES):
+                raise LiftCompileError(
+                    f"pad({b}): the index expression of this read has more than {MAX_INDEX_NODES} operations: each "
+                    f"clamp, mirror or wrap pad copies the index of the patterns before it into each of its cases, "
+                    f"so chained pads grow it exponentially (the Lift backend's limit, LIFT_MAX_INDEX_NODES); "
+                    f"chain fewer such pads")
             arr[0] = idx
             v = v.parent
         elif isinstance(v, AsVectorView):
