@@ -195,8 +195,9 @@ def test_repl_recursion_too_deep_is_located():
 def test_not_utf8(capsys, tmp_path):
     rc, out, err = run(capsys, tmp_path, None, data=b"x = 1;\ny = \"a\xe9\";\n")
     assert (rc, out) == (1, "")
+    # the line, decoded with replacement characters, and a caret under the byte
     assert err == ("p.nesl:2:7: error: not UTF-8 text (byte 0xe9): NESL programs are read as "
-                   "UTF-8\n")
+                   "UTF-8\n    y = \"a\ufffd\";\n          ^\n")
 
 
 def test_directory_and_missing_file(capsys, tmp_path):
