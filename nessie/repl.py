@@ -148,7 +148,13 @@ def _run_interruptibly(fn: Callable[[], Any]) -> Any:
     threading.stack_size(STACK_SIZE)
     try:
         thread = threading.Thread(target=target, name="nessie-repl-eval", daemon=True)
-        thread.start()
+        try:
+            thread.start()
+        except RuntimeError:
+            # no room for the big stack (an address-space limit): the item is out of memory,
+            # the session goes on
+            sys.setrecursionlimit(old_limit)
+            raise MemoryError("cannot start the evaluation thread") from None
     finally:
         threading.stack_size(old_size)
     interrupted = False
