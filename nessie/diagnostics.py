@@ -75,6 +75,9 @@ def format_error(span: Optional[Span], message: str, source: Optional[Sources] =
     if line is None:
         return head
     line = line.expandtabs(1)  # keep columns aligned: one column per character
+    # a byte that is not UTF-8 (read with surrogateescape, as the REPL reads) shows as U+FFFD,
+    # one column, as the CLI shows it
+    line = "".join("\ufffd" if "\udc80" <= ch <= "\udcff" else ch for ch in line)
     col = max(span.col, 1)
     if span.end_line == span.line and span.end_col >= col:
         width = span.end_col - col + 1

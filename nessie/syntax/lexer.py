@@ -104,6 +104,16 @@ def t_BACKOP(t):
 MAX_CHAR_CODE = 255
 
 
+def _not_utf8(ch: str) -> str:
+    """The message for a character that stands for a byte that is not UTF-8 (text read with
+    Python's ``surrogateescape``, as the REPL reads its input: U+DC80-U+DCFF), as the CLI
+    says it for a file (``nessie/sources.py``); '' for any other character."""
+    if 0xDC80 <= ord(ch) <= 0xDCFF:
+        return (f"not UTF-8 text (byte 0x{ord(ch) - 0xDC00:02x}): NESL programs are read as "
+                f"UTF-8")
+    return ""
+
+
 def _check_chars(t, text: str, offset: int) -> None:
     """A located error for each character of ``text`` (the contents of a string or character
     literal starting ``offset`` characters into the token) that is not a NESL char."""
@@ -112,6 +122,7 @@ def _check_chars(t, text: str, offset: int) -> None:
         if ord(ch) > MAX_CHAR_CODE:
             at = t.lexpos + offset + i
             st.diags.error(st.span(at, at + 1),
+                           _not_utf8(ch) or
                            f"character {ch!r} (U+{ord(ch):04X}) is not a NESL char: chars are "
                            f"8-bit (codes 0 to {MAX_CHAR_CODE})")
 
@@ -214,7 +225,7 @@ def t_OP(t):
 def t_error(t):
     st: _LexState = t.lexer.state
     ch = t.value[0]
-    st.diags.error(st.span(t.lexpos, t.lexpos + 1), f"illegal character {ch!r}")
+    st.diags.error(st.span(t.lexpos, t.lexpos + 1), _not_utf8(ch) or f"illegal character {ch!r}")
     t.lexer.skip(1)
 
 
