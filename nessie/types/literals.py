@@ -11,26 +11,38 @@ def int_literal_errors(items, int_bits: int = 32) -> list:
     """``CompileError``\\ s for the integer literals of typed ``items`` outside the range of a
     ``int_bits``-bit NESL int (the front end checks 64 bits; ``-2147483648`` is one literal).
     Called where the width is known: before a program runs on any backend."""
+    def literal(node):
+        return node.value if isinstance(node, T.Lit) and type(node.value) is int else None
+
+    def children(node):
+        return [getattr(node, name) for name in _CHILD_FIELDS.setdefault(type(node), tuple(
+            f.name for f in fields(node)
+            if f.name not in ("type", "fun_type", "arg_type", "scheme", "span", "params",
+                              "type_args")))]
+    return _range_errors(items, int_bits, lambda n: isinstance(n, T._NODE_TYPES), literal,
+                         children, lambda v: isinstance(v, (tuple,) + T._NODE_TYPES))
+
+
+def _range_errors(items, int_bits: int, is_node, literal, children, is_child) -> list:
+    """The out-of-range errors of the integer literals of a tree (typed or parsed): walked
+    iteratively, as the tree may be MAX_EXPR_DEPTH deep; ``literal(node)`` is a node's integer
+    value if it is a literal (None otherwise), ``children(node)`` its sub-trees in order."""
     lo, hi = -(1 << (int_bits - 1)), (1 << (int_bits - 1)) - 1
     errors = []
     stack = list(reversed(items))
-    while stack:                       # iterative: the tree may be MAX_EXPR_DEPTH deep
+    while stack:
         node = stack.pop()
         if isinstance(node, tuple):
             stack.extend(reversed(node))
             continue
-        if not isinstance(node, T._NODE_TYPES):
+        if not is_node(node):
             continue
-        if isinstance(node, T.Lit) and type(node.value) is int and not lo <= node.value <= hi:
-            errors.append(_out_of_range(node.span, node.value, int_bits))
+        value = literal(node)
+        if value is not None:
+            if not lo <= value <= hi:
+                errors.append(_out_of_range(node.span, value, int_bits))
             continue
-        for name in _CHILD_FIELDS.setdefault(type(node), tuple(
-                f.name for f in fields(node)
-                if f.name not in ("type", "fun_type", "arg_type", "scheme", "span", "params",
-                                  "type_args"))):
-            v = getattr(node, name)
-            if isinstance(v, (tuple,) + T._NODE_TYPES):
-                stack.append(v)
+        stack.extend(v for v in children(node) if is_child(v))
     return errors
 
 
@@ -53,28 +65,16 @@ def ast_int_literal_errors(items, int_bits: int = 32) -> list:
 
     from nessie.syntax import ast as A
 
-    lo, hi = -(1 << (int_bits - 1)), (1 << (int_bits - 1)) - 1
-    errors = []
-    stack = list(reversed(items))
-    while stack:                       # iterative: the tree may be MAX_EXPR_DEPTH deep
-        node = stack.pop()
-        if isinstance(node, tuple):
-            stack.extend(reversed(node))
-            continue
-        if not is_dataclass(node) or isinstance(node, type):
-            continue
-        value = None
+    def literal(node):
         if isinstance(node, A.IntLit):
-            value = node.value
-        elif isinstance(node, A.UnOp) and node.op == "-" and isinstance(node.arg, A.IntLit):
-            value = -node.arg.value
-        if value is not None:
-            if not lo <= value <= hi:
-                errors.append(_out_of_range(node.span, value, int_bits))
-            continue
-        for f in fields(node):
-            if f.name != "span":
-                v = getattr(node, f.name)
-                if isinstance(v, tuple) or (is_dataclass(v) and not isinstance(v, type)):
-                    stack.append(v)
-    return errors
+            return node.value
+        if isinstance(node, A.UnOp) and node.op == "-" and isinstance(node.arg, A.IntLit):
+            return -node.arg.value
+        return None
+
+    def is_tree(v):
+        return is_dataclass(v) and not isinstance(v, type)
+    return _range_errors(items, int_bits, is_tree, literal,
+                         lambda node: [getattr(node, f.name) for f in fields(node)
+                                       if f.name != "span"],
+                         lambda v: isinstance(v, tuple) or is_tree(v))

@@ -170,48 +170,23 @@ def test_compiled_path_never_calls_interpreter_builtins(monkeypatch, tmp_path):
 INTERP_SHARED = {"lambda_cu.loc", "lambda_cu.support", "lambda_cu.errors"}
 
 
-def _module_file(mod: str):
-    p = ROOT.joinpath(*mod.split("."))
-    if (p / "__init__.py").is_file():
-        return p / "__init__.py"
-    if p.with_suffix(".py").is_file():
-        return p.with_suffix(".py")
-    return None
-
-
-def _project_imports(mod: str, path: Path) -> list[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
-    package = mod if path.name == "__init__.py" else mod.rpartition(".")[0]
-    out = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            out += [a.name for a in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")[:len(package.split(".")) - (node.level - 1)]
-                target = ".".join(base + ([node.module] if node.module else []))
-            else:
-                target = node.module or ""
-            out.append(target)
-            out += [f"{target}.{a.name}" for a in node.names]     # submodules imported by name
-    return [m for m in out if m.split(".")[0] in ("nessie", "lambda_cu", "lift_backend")]
-
-
 def import_closure(start: str) -> set[str]:
-    """The project modules ``start`` reaches through imports (also those inside functions).
-    Packages above ``start``'s top-level package are not followed: ``nessie/__init__`` is
-    the public API, which loads every stage, and is not what a module's code depends on."""
+    """The project modules ``start`` reaches through imports (also those inside functions; the
+    import graph of test_import_cycles.py).  Packages above ``start``'s top-level package are
+    not followed: ``nessie/__init__`` is the public API, which loads every stage, and is not
+    what a module's code depends on."""
+    from test_import_cycles import imports, modules
+    known = modules()
     seen: set[str] = set()
     todo = [start]
     while todo:
         mod = todo.pop()
-        path = _module_file(mod)
-        if path is None or mod in seen:
+        if mod in seen or mod not in known:
             continue
         seen.add(mod)
         parts = mod.split(".")
         todo += [".".join(parts[:i]) for i in range(2, len(parts))]   # enclosing packages
-        todo += _project_imports(mod, path)
+        todo += imports(mod, known[mod], known)
     return seen
 
 
