@@ -718,7 +718,8 @@ class OpenCLRunner:
             if P and self.c.strategy == "gpu" and ls.info.get("strided"):
                 self.launch(K("strided"), P, ctx + [L(n), L(P)] + parts)
             elif P:
-                self.launch(K("chunks"), P, ctx + [L(n), L(P)] + parts + ([pstart] if seg else []))
+                self.launch(K("chunks"), P, ctx + [L(n), L(P)] + parts + ([pstart] if seg else []) +
+                            ([o.buf for o in outs] if isinstance(s, ir.SegReduce) else []))
             ps = [pstart] if seg else []
             P2 = self._groups(P)
             if P2:

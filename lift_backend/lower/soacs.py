@@ -321,6 +321,13 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
                 gen.emit("  } else {")
                 _assign(gen, acc, b.op(gen, soac.op, _val(acc, tau), x))
                 gen.emit("  }")
+                if not scan:
+                    # a segment that starts and ends in this chunk is complete: written here,
+                    # so that the last phase only finishes each chunk's first segment
+                    gen.emit(f"  if (started && {is_end('i')}) {{")
+                    for j in range(len(tau)):
+                        gen.emit(f"    out{j}[{sd}_ids[i]] = acc{j};")
+                    gen.emit("  }")
             else:
                 gen.emit("  if (i == lo) {")
                 _assign(gen, acc, x)
@@ -333,9 +340,13 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
             if seg:
                 gen.emit("pstart[c] = started;")
         p1_params = ["const long n", "const long P"] + _buf_params("part", tau) + \
-            (["global uchar* restrict pstart"] if seg else [])
+            (["global uchar* restrict pstart"] if seg else []) + \
+            (_buf_params("out", tau) if seg and not scan else [])
         b.kernel("chunks", ("mapGlb(0)(toGlobal(reduceSeq(segOp)) o split(ceil(n/P))) $ generate(n)"
-                            if seg else "mapGlb(0)(toGlobal(reduceSeq(op)) o split(ceil(n/P))) $ generate(n)"),
+                            if scan else
+                            "mapGlb(0)(scatterSegEnds(ownSegments) o toGlobal(reduceSeq(segOp)) o "
+                            "split(ceil(n/P))) $ generate(n)" if seg else
+                            "mapGlb(0)(toGlobal(reduceSeq(op)) o split(ceil(n/P))) $ generate(n)"),
                  p1_params, p1)
 
         # phase 2: one work-item combines the chunk results in order
@@ -371,7 +382,28 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
                  else "toGlobal(scanSeq(op, init)) $ partials", p2_params, p2)
 
         # phase 3: scans and segmented reductions redo each chunk from its carry-in
-        if scan or seg:
+        if seg and not scan:
+            # phase 3 of a segmented reduction: a chunk whose first element continues a segment
+            # started before it folds that segment's elements from its carry-in, up to the
+            # segment's end or the chunk's (the other segments were written by phase 1)
+            def p3r(gen):
+                _chunk(gen)
+                gen.emit(f"if (lo >= hi || {is_start('lo')}) return;")
+                acc = _decl_acc(gen, "acc", tau)
+                _assign(gen, acc, _val([f"carry{j}[c]" for j in range(len(tau))], tau))
+                gen.emit("for (long i = lo; i < hi; i++) {")
+                x = b.pull(gen, f, "i")
+                _assign(gen, acc, b.op(gen, soac.op, _val(acc, tau), x))
+                gen.emit(f"  if ({is_end('i')}) {{")
+                for j in range(len(tau)):
+                    gen.emit(f"    out{j}[{sd}_ids[i]] = acc{j};")
+                gen.emit("    break;")
+                gen.emit("  }")
+                gen.emit("}")
+            b.kernel("scan", "scatterSegEnds o mapGlb(0)(reduceSeq(segOp, carry) o takeWhile(firstSegment) o "
+                     "split(ceil(n/P))) $ generate(n)",
+                     ["const long n", "const long P"] + _buf_params("carry", tau, const=True) + _buf_params("out", tau), p3r)
+        elif scan:
             def p3(gen):
                 _chunk(gen)
                 acc = _decl_acc(gen, "acc", tau)
@@ -382,18 +414,11 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
                     gen.emit(f"  if ({is_start('i')}) {{")
                     _assign(gen, acc, b.init(gen, soac))
                     gen.emit("  }")
-                if scan:
-                    for j in range(len(tau)):
-                        gen.emit(f"  out{j}[i] = acc{j};")
+                for j in range(len(tau)):
+                    gen.emit(f"  out{j}[i] = acc{j};")
                 _assign(gen, acc, b.op(gen, soac.op, _val(acc, tau), x))
-                if not scan:
-                    gen.emit(f"  if ({is_end('i')}) {{")
-                    for j in range(len(tau)):
-                        gen.emit(f"    out{j}[{sd}_ids[i]] = acc{j};")
-                    gen.emit("  }")
                 gen.emit("}")
-            b.kernel("scan", "join o mapGlb(0)(toGlobal(scanSeq(op, carry)) o split(ceil(n/P))) $ generate(n)"
-                     if scan else "scatterSegEnds o mapGlb(0)(scanSeq(segOp, carry) o split(ceil(n/P))) $ generate(n)",
+            b.kernel("scan", "join o mapGlb(0)(toGlobal(scanSeq(op, carry)) o split(ceil(n/P))) $ generate(n)",
                      ["const long n", "const long P"] + _buf_params("carry", tau, const=True) + _buf_params("out", tau), p3)
         if isinstance(soac, ir.SegReduce):
             # empty segments reduce to init

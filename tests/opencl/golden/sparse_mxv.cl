@@ -56,7 +56,8 @@ kernel void v_KF1_0_chunks(
     const long n,
     const long P,
     global double* restrict part0,
-    global uchar* restrict pstart)
+    global uchar* restrict pstart,
+    global double* restrict out0)
 {
   const long c = get_global_id(0);
   if (c >= P) return;
@@ -83,6 +84,9 @@ kernel void v_KF1_0_chunks(
   double t8 = (acc0 + t4);
   double t9 = t8;
   acc0 = t9;
+    }
+    if (started && i == (long)v_sd3_offsets[v_sd3_ids[i]] + v_sd3_lengths[v_sd3_ids[i]] - 1) {
+      out0[v_sd3_ids[i]] = acc0;
     }
   }
   part0[c] = acc0;
@@ -149,6 +153,7 @@ kernel void v_KF1_0_scan(
   const long c = get_global_id(0);
   if (c >= P) return;
   const long lo = c * n / P, hi = (c + 1) * n / P;
+  if (lo >= hi || lo == (long)v_sd3_offsets[v_sd3_ids[lo]]) return;
   double acc0;
   double t1 = carry0[c];
   acc0 = t1;
@@ -160,15 +165,12 @@ kernel void v_KF1_0_scan(
   double t4;
   if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_v2_n)) { NESSIE_ERR(errbase + 2); t4 = 0; } else t4 = (double)v_v2[(int)i];
   double t5 = (t4 * t3);
-    if (i == (long)v_sd3_offsets[v_sd3_ids[i]]) {
-  double t6 = (0.0);
-  acc0 = t6;
-    }
-  double t7 = (acc0 + t5);
-  double t8 = t7;
-  acc0 = t8;
+  double t6 = (acc0 + t5);
+  double t7 = t6;
+  acc0 = t7;
     if (i == (long)v_sd3_offsets[v_sd3_ids[i]] + v_sd3_lengths[v_sd3_ids[i]] - 1) {
       out0[v_sd3_ids[i]] = acc0;
+      break;
     }
   }
 }
