@@ -62,7 +62,7 @@ import numpy as np
 from . import ir
 from .errors import MSG_RECURSION, LcuRuntimeError
 from .loc import Loc
-from .support import env_positive, run_deep
+from .support import CallDepth, CallTooDeep, env_positive, run_deep
 from .values import dtype_of
 
 #: a program whose recursion exhausts the big stack fails with ``MSG_RECURSION`` (the driver
@@ -120,6 +120,9 @@ class Executor:
         self.replays: Counter[str] = Counter()
         #: the largest batched context speculated on
         self.speculation_limit = SPECULATION_LIMIT
+        #: the ``Call`` frames active (``lambda_cu.support.MAX_CALL_DEPTH``: one more is
+        #: ``CallTooDeep``, a recursion too deep)
+        self.depth = CallDepth()
         prepare = getattr(runner, "prepare", None)
         if prepare is not None:
             prepare(prog)
@@ -167,8 +170,13 @@ class Executor:
         return self.runner.run_kernel(k, args)
 
     def _call(self, f: ir.Function, args: list) -> Any:
-        env = {p.name: a for p, a in zip(f.params, args)}
-        return self.exp(f.body, env)
+        """A ``Call`` of ``f``: one more active call (see ``lambda_cu.support.CallDepth``)."""
+        depth = self.depth
+        depth.enter()
+        try:
+            return self.exp(f.body, {p.name: a for p, a in zip(f.params, args)})
+        finally:
+            depth.leave()
 
     @staticmethod
     def bind(b: ir.Bind, v: Any, env: dict[str, Any]) -> None:

@@ -13,6 +13,15 @@ ones, does not crash the interpreter.  Called from such a thread it just calls `
 :func:`env_positive` reads a positive number (``NESSIE_MAX_EXPR_DEPTH``,
 ``LIFT_MAX_EXPR_DEPTH``, ``NESSIE_FUSION_BUDGET``, ...) with a default for a value that is
 missing, malformed or not positive.
+
+:data:`MAX_CALL_DEPTH` bounds the depth of NESL user-function calls at run time, counted the
+same way on every backend (issue 11): the reference interpreter counts the user-function calls
+active on its stack (lifted or not), the λcu executor its active ``Call`` frames (one λcu
+function per NESL function and form, so the counts agree).  One call past the limit raises
+:class:`CallTooDeep`, a ``RecursionError``: every backend already reports a recursion that
+exhausts the stack as ``RUNTIME ERROR: recursion too deep.`` at the top-level expression, and
+the stack's own exhaustion stays the backstop.  The count lives on the interpreter or executor
+(a :class:`CallDepth`), never in a global.
 """
 from __future__ import annotations
 
@@ -22,7 +31,8 @@ import sys
 import threading
 from typing import Any, Callable
 
-__all__ = ["STACK_SIZE", "RECURSION_LIMIT", "run_deep", "in_deep_thread", "env_positive"]
+__all__ = ["STACK_SIZE", "RECURSION_LIMIT", "MAX_CALL_DEPTH", "CallTooDeep", "CallDepth",
+           "run_deep", "in_deep_thread", "env_positive"]
 
 #: stack of the threads :func:`run_deep` starts (address space; pages are used as touched)
 STACK_SIZE = 512 * 1024 * 1024
@@ -90,3 +100,34 @@ def env_positive(name: str, default, convert: Callable[[str], Any] = int):
     except (TypeError, ValueError):
         return default
     return value if value > 0 else default
+
+
+#: the most NESL user-function calls active at once (``NESSIE_MAX_CALL_DEPTH``; see the module
+#: docstring).  At the default, an unbounded recursion through an apply-to-each fails in about
+#: 14 s on the OpenCL backend (PoCL, 2 cores; minutes when only the stack bounded it).
+MAX_CALL_DEPTH = env_positive("NESSIE_MAX_CALL_DEPTH", 10_000)
+
+
+class CallTooDeep(RecursionError):
+    """More than :data:`MAX_CALL_DEPTH` NESL calls active: handled as a stack exhaustion
+    (``RUNTIME ERROR: recursion too deep.`` at the top-level expression)."""
+
+
+class CallDepth:
+    """The NESL calls active in one interpreter or executor: ``enter()`` before a call (raises
+    :class:`CallTooDeep` past ``limit``), ``leave()`` after it."""
+
+    __slots__ = ("active", "limit")
+
+    def __init__(self, limit: int | None = None) -> None:
+        self.active = 0
+        self.limit = MAX_CALL_DEPTH if limit is None else limit
+
+    def enter(self) -> None:
+        if self.active >= self.limit:
+            raise CallTooDeep(f"more than {self.limit} NESL calls active "
+                              f"(NESSIE_MAX_CALL_DEPTH)")
+        self.active += 1
+
+    def leave(self) -> None:
+        self.active -= 1

@@ -25,9 +25,24 @@ in ``let`` nested in ``let``).  The limit is
 The parser itself (PLY's LALR automaton) is iterative: it reads a program of any nesting, so
 the error is reported at the first sub-expression past the limit, with the others of the file.
 
-Run-time recursion (a NESL function calling itself a million times) is not bounded here: each
-backend runs programs on a big stack and reports ``RUNTIME ERROR: recursion too deep.``
-(:data:`RECURSION_TOO_DEEP`) at the top-level expression whose evaluation exhausted it.
+Run-time recursion is bounded by :data:`MAX_CALL_DEPTH` (``NESSIE_MAX_CALL_DEPTH`` in the
+environment, default 10,000; defined in ``lambda_cu.support``): at most that many NESL
+user-function calls may be active at once, counted the same way on every backend.  The reference
+interpreter counts the user-function calls on its stack, element-wise or lifted (the vector-wise
+evaluation of ``nessie.interp.vector`` counts one call per lifted call, for its whole context);
+the λcu executor (``--backend lcu`` and ``--backend opencl``) counts its active ``Call`` frames.
+The flattener makes one λcu function per NESL function and form (unlifted, lifted), and
+sibling calls batched into one lifted call are at the same depth as each of them in source
+order, so the counts agree: ``function g(n) = if n == 0 then 0 else 1 + g(n - 1)`` runs
+``g(9999)`` (10,000 calls active) and fails on ``g(10000)``; a recursion through an
+apply-to-each counts one call per level.  A top-level expression starts at depth 0; the
+Python API's call of a function is its first call.  One call past the limit is
+``RUNTIME ERROR: recursion too deep.`` (:data:`RECURSION_TOO_DEEP`) at the top-level expression
+being evaluated (at the function's definition for a call from the Python API), after the output
+of the items before it, on every backend.  An unbounded recursion through an apply-to-each
+fails within seconds (about 14 s on OpenCL with PoCL on 2 cores, against minutes when only the
+stack bounded it).  Each backend still runs programs on a big stack, and a recursion of
+Python frames that exhausts it first (not expected below the limit) is the same error.
 
 Memory is not bounded either: a program whose values do not fit (Python's ``MemoryError`` on the
 interpreter, a failed allocation on λcu or the device, or a nested sequence whose flattened
@@ -43,11 +58,12 @@ import dataclasses
 from typing import Optional
 
 from lambda_cu.errors import MSG_OUT_OF_MEMORY, MSG_RECURSION
-from lambda_cu.support import RECURSION_LIMIT, STACK_SIZE, env_positive, run_deep
+from lambda_cu.support import (MAX_CALL_DEPTH, RECURSION_LIMIT, STACK_SIZE, env_positive,
+                               run_deep)
 from nessie.diagnostics import Span
 
-__all__ = ["MAX_EXPR_DEPTH", "STACK_SIZE", "RECURSION_LIMIT", "RECURSION_TOO_DEEP", "OUT_OF_MEMORY",
-           "run_deep", "depth_errors", "expression_too_deep"]
+__all__ = ["MAX_EXPR_DEPTH", "MAX_CALL_DEPTH", "STACK_SIZE", "RECURSION_LIMIT",
+           "RECURSION_TOO_DEEP", "OUT_OF_MEMORY", "run_deep", "depth_errors", "expression_too_deep"]
 
 
 #: the deepest nesting of an expression (see the module docstring)

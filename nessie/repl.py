@@ -701,7 +701,9 @@ class Session:
                 # on this (interruptible, big-stack) thread rather than on a thread of its own
                 args = [runner.from_host(runner.coerce(a, p.ty), p.ty)
                         for a, p in zip(leaves, f.params)]
-                res = ex._call(f, args)
+                # the wrapper's body, not a call of it: the item's own calls are the first
+                # ones counted (NESSIE_MAX_CALL_DEPTH), as on the interpreter
+                res = ex.exp(f.body, {p.name: a for p, a in zip(f.params, args)})
                 runner.sync()
             else:  # pragma: no cover - an executor without the internal entry point
                 res = ex.call(fname, *leaves)

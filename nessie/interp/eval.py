@@ -29,6 +29,7 @@ from __future__ import annotations
 import time
 from typing import Any, Callable, TextIO
 
+from lambda_cu.support import CallDepth, CallTooDeep
 from nessie.types import typed_ast as T
 from nessie.types.library import is_library_item
 
@@ -43,19 +44,29 @@ Code = Callable[[Env], Any]
 Binder = Callable[[Any, Env], None]
 
 class FunctionCell:
-    """A user function's compiled code, filled in when its definition is compiled."""
+    """A user function's compiled code, filled in when its definition is compiled.  A call is
+    one more active call of the interpreter's ``depth`` (``lambda_cu.support.CallDepth``:
+    past ``NESSIE_MAX_CALL_DEPTH`` it raises ``CallTooDeep``, a recursion too deep)."""
 
-    __slots__ = ("name", "bind_param", "body")
+    __slots__ = ("name", "bind_param", "body", "depth")
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, depth: CallDepth) -> None:
         self.name = name
         self.bind_param: Binder | None = None
         self.body: Code | None = None
+        self.depth = depth
 
     def __call__(self, arg: Any) -> Any:
-        env: Env = {}
-        self.bind_param(arg, env)
-        return self.body(env)
+        depth = self.depth
+        if depth.active >= depth.limit:
+            depth.enter()                  # raises CallTooDeep
+        depth.active += 1
+        try:
+            env: Env = {}
+            self.bind_param(arg, env)
+            return self.body(env)
+        finally:
+            depth.active -= 1
 
 
 class FunctionValue:
@@ -91,6 +102,8 @@ class Compiler:
         #: evaluated again vector-wise (see ``_drawing_or``)
         self._ate_depth = 0
         self._replaying = False
+        #: the user-function calls active, element-wise or lifted (``NESSIE_MAX_CALL_DEPTH``)
+        self.depth = CallDepth()
 
     @property
     def datatypes(self) -> Datatypes:
@@ -100,7 +113,7 @@ class Compiler:
 
     def cell(self, name: str) -> FunctionCell:
         if name not in self.functions:
-            self.functions[name] = FunctionCell(name)
+            self.functions[name] = FunctionCell(name, self.depth)
         return self.functions[name]
 
     def define_function(self, fun: T.FunDef) -> None:
@@ -252,7 +265,9 @@ class Compiler:
         of that order is the one reported — e.g. a conditional's ``then`` branch fails for the
         elements that take it before the ``else`` branch does for the others.  Only bodies
         without effects (no output, no draws: they are vector-wise already) are evaluated
-        again."""
+        again.  A call past ``NESSIE_MAX_CALL_DEPTH`` (``CallTooDeep``) is such a failure too:
+        the flattened order may meet another error at a shallower level first, as on the λcu
+        backends; a stack exhausted by Python frames is not (it is reported at once)."""
         chosen: list = [None, None]          # [vector compiler it was decided with, code]
 
         def apply_to_each(env: Env) -> Seq:
@@ -273,6 +288,8 @@ class Compiler:
                 return elementwise(env)
             except E.RuntimeNeslError as first:
                 failed = first
+            except CallTooDeep as first:      # the flattened order may meet another error
+                failed = first.with_traceback(None)      # first (the frames are freed)
             finally:
                 self._ate_depth = 0
             raise self._flattened_error(node, env, failed)
@@ -472,6 +489,7 @@ class Interpreter:
         """The value of a top-level expression; a recursion that exhausts the stack is
         ``RUNTIME ERROR: recursion too deep.`` at the expression (as on every backend)."""
         from nessie.limits import OUT_OF_MEMORY, RECURSION_TOO_DEEP
+        self.compiler.depth.active = 0     # no call is active (NESSIE_MAX_CALL_DEPTH)
         try:
             return self.compiler.exp(exp)({})
         except RecursionError:

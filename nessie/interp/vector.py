@@ -44,6 +44,7 @@ from __future__ import annotations
 import time
 from typing import Any, Callable
 
+from lambda_cu.support import CallTooDeep
 from nessie.types import typed_ast as T
 
 from . import errors as E
@@ -385,6 +386,8 @@ class VectorCompiler:
                     return [cell(a) for a in materialise(sa, v, n)]
                 except E.RuntimeNeslError as first:
                     failed = first
+                except CallTooDeep as first:    # (see eval.Compiler._drawing_or)
+                    failed = first.with_traceback(None)
                 # the function has no effects: run it again lifted, to report the error the
                 # flattened order meets first (see eval.Compiler._drawing_or)
                 base = self.base
@@ -419,11 +422,18 @@ class VectorCompiler:
             binders.append(bind)
         s, body = self.compile(fd.body, senv)
 
+        depth = self.base.depth
+
         def run(args, n):
-            env: dict = {}
-            for bind, a in zip(binders, args):
-                bind(a, env)
-            return materialise(s, body(env, n), n)
+            # one lifted call: one more active call, as the λcu executor counts its ``Call``
+            depth.enter()
+            try:
+                env: dict = {}
+                for bind, a in zip(binders, args):
+                    bind(a, env)
+                return materialise(s, body(env, n), n)
+            finally:
+                depth.leave()
         cell.run = run
         return cell
 

@@ -237,10 +237,13 @@ def test_zero_stride_range_is_an_error():
 
 
 def test_deep_recursion():
-    assert results("""
+    # count_down(n) is n + 1 calls: exactly the limit of active calls (NESSIE_MAX_CALL_DEPTH)
+    from nessie.limits import MAX_CALL_DEPTH
+    n = MAX_CALL_DEPTH - 1
+    assert results(f"""
     function count_down(n) = if n == 0 then 0 else 1 + count_down(n - 1);
-    count_down(50000);
-    """) == ["50000"]
+    count_down({n});
+    """) == [str(n)]
 
 
 def test_quicksort_of_ten_thousand_elements():

@@ -9,7 +9,7 @@ import time
 import pytest
 
 from nessie import cli
-from nessie.limits import MAX_EXPR_DEPTH, OUT_OF_MEMORY, RECURSION_TOO_DEEP
+from nessie.limits import MAX_CALL_DEPTH, MAX_EXPR_DEPTH, OUT_OF_MEMORY, RECURSION_TOO_DEEP
 
 BACKENDS = ["interp", "lcu"]
 
@@ -171,11 +171,14 @@ def test_recursion_too_deep(capsys, tmp_path, backend, body, arg):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_deep_recursion_within_the_stack_runs(capsys, tmp_path, backend):
+def test_deep_recursion_within_the_limit_runs(capsys, tmp_path, backend):
+    # g(n) makes n + 1 calls: MAX_CALL_DEPTH active at once (NESSIE_MAX_CALL_DEPTH; the exact
+    # limit on every backend is tests/robustness/test_call_depth.py's)
+    n = MAX_CALL_DEPTH - 1
     rc, out, err = run(capsys, tmp_path,
-                       "function g(n) = if n == 0 then 0 else 1 + g(n - 1);\ng(100000);\n",
+                       f"function g(n) = if n == 0 then 0 else 1 + g(n - 1);\ng({n});\n",
                        backend=backend)
-    assert (rc, err) == (0, "") and out.endswith("it = 100000 : int\n")
+    assert (rc, err) == (0, "") and out.endswith(f"it = {n} : int\n")
 
 
 def test_repl_recursion_too_deep_is_located():
