@@ -107,6 +107,25 @@ inline long nz_isqrt(long x) {
   if (r * r > x) r -= 1;
   if ((r + 1) * (r + 1) <= x) r += 1;
   return r; }
+inline long nz_walk_ids(global const int* restrict offs, long count, long i, long* at) {
+  /* the segment of element i (the last of count segments starting at or before it: empty
+     segments are skipped as a segment-id vector skips them), searched from the segment found
+     last: a few steps forward, else a binary search */
+  long a = *at;
+  if (a < 0 || (long)offs[a] > i) a = 0;
+  int k = 0;
+  while (a + 1 < count && (long)offs[a + 1] <= i) {
+    if (++k > 8) {
+      long lo = a + 1, hi = count - 1;
+      while (lo < hi) { long mid = lo + (hi - lo + 1) / 2; if ((long)offs[mid] <= i) lo = mid; else hi = mid - 1; }
+      a = lo;
+      break;
+    }
+    a++;
+  }
+  *at = a;
+  return a;
+}
 inline double nz_fmax(double a, double b) { return isnan(a) ? a : (a > b ? a : b); }
 inline double nz_fmin(double a, double b) { return isnan(a) ? a : (a < b ? a : b); }
 """
@@ -159,9 +178,19 @@ class CGen:
     :class:`VecAccess`; thunk parameters, let-bound variables and ``using`` scalars are passed in
     the ``env`` of :meth:`exp` as :class:`Val`.  Temporaries are named ``t<N>``."""
 
-    def __init__(self, vecs: dict[str, VecAccess], sites: Sites, indent: str = "    ") -> None:
+    def __init__(self, vecs: dict[str, VecAccess], sites: Sites, indent: str = "    ",
+                 walks: Optional[dict[str, tuple[str, str]]] = None) -> None:
         self.vecs = vecs
         self.sites = sites
+        #: segment ids computed by walking a descriptor's offsets (``sd.ids`` key -> offsets
+        #: buffer and count, C names) where the subscript is a pulled element's own index
+        #: (``walk_index``): a work-item's indices increase within its loops on a CPU, so the
+        #: segment found for one index is where the search for the next starts
+        #: (``nz_walk_ids``, right for any order); the per-work-item positions are declared
+        #: at the kernel's top (``state``)
+        self.walks = dict(walks or {})
+        self.walk_index: set[str] = set()
+        self.state: list[str] = []
         self.lines: list[str] = []
         self.indent = indent
         self._n = 0
@@ -361,8 +390,17 @@ class CGen:
         site = self.site(e, e.loc, MSG_BOUNDS)
         out = self.fresh()
         self.emit(f"{ctype(elem)} {out};")
+        read = f"{acc.buf}[{ix}]"
+        walk = (self.walks.get(f"{e.vec.sd.name}.ids") if isinstance(e.vec, ir.SegVec)
+                and e.vec.field == "ids" and isinstance(e.vec.sd, ir.Var) else None)
+        if walk is not None and ix in self.walk_index:
+            pos = f"{walk[0]}_at"
+            decl = f"long {pos} = -1;"
+            if decl not in self.state:
+                self.state.append(decl)
+            read = f"nz_walk_ids({walk[0]}, {walk[1]}, (long)({ix}), &{pos})"
         self.emit(f"if ((long)({ix}) < 0 || (long)({ix}) >= (long)({acc.length})) "
-                  f"{{ {self.err(site)} {out} = 0; }} else {out} = ({ctype(elem)}){acc.buf}[{ix}];")
+                  f"{{ {self.err(site)} {out} = 0; }} else {out} = ({ctype(elem)}){read};")
         v = Val([out], [elem])
         if self._memo is not None:
             self._memo[key] = v

@@ -638,8 +638,9 @@ class OpenCLRunner:
             elif p.kind == "veclen":
                 out.append(np.int64(v.n))
             elif p.kind == "sdbuf":
-                if not own and p.extra == "ids" and (p.name, p.extra) in ls.ctx.own_only:
-                    out.append(self.err)
+                if p.extra == "ids" and (p.name in ls.ctx.ids_unread or (not own and (
+                        (p.name, p.extra) in ls.ctx.own_only or p.name in ls.ctx.ids_unread_rows))):
+                    out.append(self.err)      # a placeholder: no phase (of this plan) reads it
                 else:
                     out.append(self.sd_field(v, p.extra, np.int32).buf)
             elif p.kind == "sdlen":

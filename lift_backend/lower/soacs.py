@@ -84,7 +84,7 @@ class Context:
     """The kernel parameters through which a SOAC's thunks reach the kernel's variables."""
 
     def __init__(self, soac: ir.Soac, tenv: dict[str, Type], dev_scalars: frozenset[str],
-                 own_sd_fields: tuple[str, ...] = ()) -> None:
+                 own_sd_fields: tuple[str, ...] = (), walk_ids: bool = False) -> None:
         uses: set = set()
         for th in soac.thunks():
             _segvec_uses(th.body, uses)
@@ -92,6 +92,22 @@ class Context:
             _segvec_uses(soac.shape, uses)
         for e in soac.init_exps:
             _segvec_uses(e, uses)
+        #: segment descriptors whose ids the thunks may compute by walking the offsets instead
+        #: of reading a segment-id vector (CPU strategy, see CGen.walk); their offsets are
+        #: passed too.  Which of them still need the id vector is known once the phases are
+        #: generated (:meth:`settle_walks`).
+        self.walks: dict[str, tuple[str, str]] = {}
+        #: (sd name) whose id vector no phase reads: the runner passes a placeholder and never
+        #: computes the ids
+        self.ids_unread: set = set()
+        self.ids_unread_rows: set = set()
+        if walk_ids:
+            for (n, f, k) in list(uses):
+                if f == "ids" and k == "buf":
+                    uses.add((n, "offsets", "buf"))
+                    uses.add((n, "offsets", "len"))
+                    c = cname(n)
+                    self.walks[f"{n}.ids"] = (f"{c}_offsets", f"{c}_offsets_n")
         #: (sd name, field) buffers passed only for the SOAC's own strategy, not for its thunks:
         #: a plan that does not need them may pass a placeholder (segment ids are costly)
         self.own_only: set = set()
@@ -139,6 +155,19 @@ class Context:
     def decls(self) -> list[str]:
         return [p.decl for p in self.params] + ["global int* err", "const int errbase"]
 
+    def settle_walks(self, phases: list) -> None:
+        """After the phases are generated: the descriptors whose id vector none of them reads
+        (every read was a walk) need no ids from the runner (``ids_unread``); those read only
+        by the chunked strategy's phases need none for the rows plan (``ids_unread_rows``)."""
+        for key in self.walks:
+            n = key[:-len(".ids")]
+            buf = f"{cname(n)}_ids["
+            readers = [ph.name for ph in phases if buf in ph.source]
+            if not readers:
+                self.ids_unread.add(n)
+            if not any(r.endswith(("_rows", "_rowsl")) for r in readers):
+                self.ids_unread_rows.add(n)
+
 
 # ------------------------------------------------------------------------------------------------
 # lowered SOACs
@@ -181,18 +210,21 @@ class _Builder:
 
     def kernel(self, suffix: str, lift: str, extra_params: list[str], body) -> None:
         """Add a kernel; ``body(gen)`` emits its statements with a CGen."""
-        gen = CGen(self.ctx.vecs, self.sites, indent="  ")
+        gen = CGen(self.ctx.vecs, self.sites, indent="  ", walks=self.ctx.walks)
         body(gen)
         name = f"{self.kname}_{suffix}"
         params = ",\n    ".join(self.ctx.decls() + extra_params)
-        src = (f"kernel void {name}(\n    {params})\n{{\n" + "\n".join(self.ctx.prologue) +
-               ("\n" if self.ctx.prologue else "") + "\n".join(gen.lines) + "\n}\n")
+        pro = self.ctx.prologue + [f"  {d}" for d in gen.state]
+        src = (f"kernel void {name}(\n    {params})\n{{\n" + "\n".join(pro) +
+               ("\n" if pro else "") + "\n".join(gen.lines) + "\n}\n")
         self.phases.append(Phase(name, lift, src))
 
     # thunk application helpers
     def pull(self, gen: CGen, th: ir.Thunk, idx: str) -> Val:
         it = th.params[0].ty
-        return gen.apply(th, [Val([f"({ctype(it)}){idx}"], [it], it)], self.ctx.env)
+        ix = f"({ctype(it)}){idx}"
+        gen.walk_index.add(ix)
+        return gen.apply(th, [Val([ix], [it], it)], self.ctx.env)
 
     def op(self, gen: CGen, th: ir.Thunk, a: Val, b: Val) -> Val:
         return gen.apply(th, [a, b], self.ctx.env)
@@ -257,7 +289,7 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
         seg_fields = ("lengths", "offsets", "ids")
     elif isinstance(soac, ir.SegRank):
         seg_fields = ("offsets", "ids")
-    ctx = Context(soac, tenv, dev_scalars, seg_fields)
+    ctx = Context(soac, tenv, dev_scalars, seg_fields, walk_ids=strategy == "cpu")
     b = _Builder(kname, soac, ctx, sites)
     out_types = soac_result_types(soac, tenv)
     if isinstance(soac, ir.Once):
@@ -758,6 +790,7 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
     else:
         raise LowerError(f"{soac.NAME} has no OpenCL lowering")
 
+    ctx.settle_walks(b.phases)
     return LoweredSoac(soac, kind, ctx, sites, b.phases, tuple(out_types), tuple(tau), info)
 
 

@@ -34,6 +34,25 @@ inline long nz_isqrt(long x) {
   if (r * r > x) r -= 1;
   if ((r + 1) * (r + 1) <= x) r += 1;
   return r; }
+inline long nz_walk_ids(global const int* restrict offs, long count, long i, long* at) {
+  /* the segment of element i (the last of count segments starting at or before it: empty
+     segments are skipped as a segment-id vector skips them), searched from the segment found
+     last: a few steps forward, else a binary search */
+  long a = *at;
+  if (a < 0 || (long)offs[a] > i) a = 0;
+  int k = 0;
+  while (a + 1 < count && (long)offs[a + 1] <= i) {
+    if (++k > 8) {
+      long lo = a + 1, hi = count - 1;
+      while (lo < hi) { long mid = lo + (hi - lo + 1) / 2; if ((long)offs[mid] <= i) lo = mid; else hi = mid - 1; }
+      a = lo;
+      break;
+    }
+    a++;
+  }
+  *at = a;
+  return a;
+}
 inline double nz_fmax(double a, double b) { return isnan(a) ? a : (a > b ? a : b); }
 inline double nz_fmin(double a, double b) { return isnan(a) ? a : (a < b ? a : b); }
 
