@@ -35,7 +35,8 @@ error first, exactly where the numpy runner would have raised it.
 Speculation (``speculate (size) fast else replay slow``, the flattener's speculative batching):
 the executor evaluates ``fast``; at its end it calls ``runner.sync()``, so that an error of a kernel
 launched inside ``fast`` is raised there; if ``fast`` raised a NESL runtime error
-(``LcuRuntimeError``) or exhausted the stack (``RecursionError``), its values are dropped, the
+(``LcuRuntimeError``) or recursed too deep (``RecursionError``: a call past the depth limit
+below, or the stack exhausted), its values are dropped, the
 runner forgets its unreported errors (``discard_errors()``) and ``slow`` is evaluated instead.
 Nothing else is caught (a ``MemoryError`` or an internal error propagates).  Only the outermost
 speculation replays: a ``speculate`` met while evaluating a ``fast`` block evaluates its own
@@ -51,6 +52,13 @@ is not speculated on, and one met inside a ``fast`` block gives that block up (r
 failure): batching evaluates every call breadth-first, so without a bound a call the source
 order never reaches (after an earlier call's error) could double its instances at each level of
 an unbounded recursion and exhaust the memory before the stack.
+
+Call depth: the executor counts its active ``Call`` frames (``self.depth``); one past
+``lambda_cu.support.MAX_CALL_DEPTH`` (``NESSIE_MAX_CALL_DEPTH``, default 10,000) raises
+``CallTooDeep``, a ``RecursionError``, reported as ``MSG_RECURSION`` like the stack's exhaustion.
+The flattener makes one λcu function per NESL function and form, so this is the count of NESL
+calls the reference interpreter makes (``nessie.limits``).  A failed speculation replays to the
+same depth, so an unbounded recursion costs at most two passes to the limit.
 """
 from __future__ import annotations
 
