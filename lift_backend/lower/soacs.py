@@ -416,11 +416,14 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
         # phase 3: scans and segmented reductions redo each chunk from its carry-in
         if seg and not scan:
             # phase 3 of a segmented reduction: a chunk whose first element continues a segment
-            # started before it folds that segment's elements from its carry-in, up to the
-            # segment's end or the chunk's (the other segments were written by phase 1)
+            # started before it, and that ends in this chunk, folds that segment's elements from
+            # its carry-in up to the segment's end (the other segments were written by phase 1,
+            # or end in a later chunk)
             def p3r(gen):
                 _chunk(gen)
                 gen.emit(f"if (lo >= hi || {is_start('lo')}) return;")
+                # a chunk inside a segment that ends in a later chunk has nothing to write
+                gen.emit(f"if ((long){sd}_offsets[{sd}_ids[lo]] + {sd}_lengths[{sd}_ids[lo]] > hi) return;")
                 acc = _decl_acc(gen, "acc", tau)
                 _assign(gen, acc, _val([f"carry{j}[c]" for j in range(len(tau))], tau))
                 gen.emit("for (long i = lo; i < hi; i++) {")

@@ -173,6 +173,7 @@ kernel void v_KF1_0_scan(
   if (c >= P) return;
   const long lo = c * n / P, hi = (c + 1) * n / P;
   if (lo >= hi || lo == (long)v_sd3_offsets[v_sd3_ids[lo]]) return;
+  if ((long)v_sd3_offsets[v_sd3_ids[lo]] + v_sd3_lengths[v_sd3_ids[lo]] > hi) return;
   double acc0;
   double t1 = carry0[c];
   acc0 = t1;
