@@ -59,7 +59,7 @@ from nessie.types.types import (BOOL, CHAR, FLOAT, INT, SEGDES, TBase, TData, TP
                                 Type, free_vars, subst_type, tuple_components)
 
 __all__ = ["Mismatch", "Unifier", "TypeOf", "describe", "PyConv", "datatypes", "unfold_once",
-           "leaves_to_value", "value_to_leaves", "truncate_leaves", "Segmented", "as_columnar",
+           "leaves_to_value", "value_to_leaves", "truncate_leaves", "HostLeaves", "Segmented", "as_columnar",
            "ArgTypeError", "ArgValueError", "RESULT_FORMATS"]
 
 
@@ -1513,11 +1513,39 @@ def leaves_to_value(tm, ty, leaves: list, dts) -> Any:
     return value(ty, list(leaves))
 
 
-def truncate_leaves(tm, ty, leaves: list, limit: int) -> list:
+class HostLeaves:
+    """How :func:`truncate_leaves` reads leaves that are host values (numpy arrays,
+    ``SegDes``, scalars).  A kernel runner whose values live elsewhere gives an object with the
+    same four methods (the OpenCL runner's ``prefix_reader()``), so that only the elements
+    printing shows are copied back."""
+
+    @staticmethod
+    def value(leaf):
+        """A scalar leaf, as a host value."""
+        return leaf
+
+    @staticmethod
+    def length(leaf, nested: bool) -> int:
+        """The number of elements of a vector leaf, or of segments of a descriptor."""
+        return len(leaf.field("lengths")) if nested else len(leaf)
+
+    @staticmethod
+    def elems(leaf, idx: np.ndarray) -> np.ndarray:
+        """Elements ``idx`` (increasing) of a vector leaf, as a numpy array."""
+        return np.asarray(leaf)[idx]
+
+    @staticmethod
+    def segments(leaf, idx: np.ndarray) -> tuple:
+        """(lengths, offsets) of segments ``idx`` (increasing) of a descriptor leaf."""
+        return leaf.field("lengths")[idx], leaf.field("offsets")[idx]
+
+
+def truncate_leaves(tm, ty, leaves: list, limit: int, reader=HostLeaves) -> list:
     """Leaves of the value of NESL type ``ty`` with every sequence cut to its first
     ``limit + 1`` elements — all that printing with ``print_length = limit`` shows (it prints
     ``...`` after ``limit`` elements), so results of millions of elements print without being
-    converted whole."""
+    converted whole.  ``reader`` reads the leaves (:class:`HostLeaves`: host values); the
+    result's leaves are host values."""
     keep = limit + 1
     ls = list(leaves)
     out: list = []
@@ -1525,35 +1553,33 @@ def truncate_leaves(tm, ty, leaves: list, limit: int) -> list:
     def value(t):
         t = tm.unfold(t)
         if isinstance(t, nt.TBase):
-            out.append(ls.pop(0))
+            out.append(reader.value(ls.pop(0)))
         elif isinstance(t, nt.TPair):
             value(t.fst)
             value(t.snd)
         else:
             n = _seq_len(t.elem)
-            seq(t.elem, np.arange(min(n, keep)))
+            seq(t.elem, np.arange(min(n, keep), dtype=np.int64))
 
     def _seq_len(t):
         t = tm.unfold(t)
         while isinstance(t, nt.TPair):
             t = tm.unfold(t.fst)
-        first = ls[0]
-        if isinstance(t, nt.TSeq):
-            return len(first.field("lengths"))
-        return len(first)
+        return int(reader.length(ls[0], isinstance(t, nt.TSeq)))
 
     def seq(t, idx):
         """Append the leaves of the elements ``idx`` of the next sequence representation."""
         t = tm.unfold(t)
         if isinstance(t, nt.TBase):
-            out.append(np.asarray(ls.pop(0))[idx])
+            out.append(reader.elems(ls.pop(0), idx))
         elif isinstance(t, nt.TPair):
             seq(t.fst, idx)
             seq(t.snd, idx)
         else:
             sd = ls.pop(0)
-            lens = sd.field("lengths")[idx]
-            offs = sd.field("offsets")[idx]
+            lens, offs = reader.segments(sd, idx)
+            lens = np.asarray(lens, np.int64)
+            offs = np.asarray(offs, np.int64)
             kept = np.minimum(lens, keep)
             out.append(LSegDes(kept.astype(np.int64)))
             starts = np.repeat(offs - np.concatenate(([0], np.cumsum(kept)[:-1])), kept)

@@ -176,9 +176,17 @@ def run_lcu(c: Compiled, flat, out: TextIO, *, print_length: int = 100, check: b
                 if fail is not None:
                     raise RuntimeNeslError(top.item.exp.span, fail)
                 it.bind(b, v, it.globals)
-                vals = [runner.to_host(it.globals[n]) for n in top.leaves]
+                vals = [it.globals[n] for n in top.leaves]
                 if plen[0] is not None and plen[0] >= 0:
-                    vals = truncate_leaves(flat.typemap, top.type, vals, plen[0])
+                    # only what printing shows is copied back (a device runner's reader)
+                    prefix = getattr(runner, "prefix_reader", None)
+                    if prefix is None:
+                        vals = truncate_leaves(flat.typemap, top.type,
+                                               [runner.to_host(v) for v in vals], plen[0])
+                    else:
+                        vals = truncate_leaves(flat.typemap, top.type, vals, plen[0], prefix())
+                else:
+                    vals = [runner.to_host(v) for v in vals]
                 value = leaves_to_value(flat.typemap, top.type, vals, dts)
                 lhs = top.item.pattern if top.kind == "val" else "it"
                 if top.kind == "val":

@@ -357,12 +357,14 @@ class OpenCLRunner:
         return out.view(np.bool_) if v.dtype == np.bool_ else out
 
     def _read(self, pairs: list) -> None:
-        """Blocking reads of ``(host array, buffer)`` pairs, after checking the error buffer."""
+        """Blocking reads of ``(host array, buffer)`` pairs (or ``(host array, buffer, byte
+        offset)``), after checking the error buffer."""
         cl = self.cl
         errv = np.empty(1, dtype=np.int32)
         cl.enqueue_copy(self.queue, errv, self.err, is_blocking=False)
-        for host, buf in pairs:
-            cl.enqueue_copy(self.queue, host, buf, is_blocking=False)
+        for host, buf, *off in pairs:
+            if host.nbytes:
+                cl.enqueue_copy(self.queue, host, buf, is_blocking=False, src_offset=off[0] if off else 0)
             self.stats.bytes_from_device += host.nbytes
         self.queue.finish()
         self._keep = []
@@ -604,6 +606,32 @@ class OpenCLRunner:
         if isinstance(v, tuple):
             return tuple(self.to_host(x) for x in v)
         return v
+
+    def prefix_reader(self) -> "_PrefixReader":
+        """Reads the leaves of a result for printing (``nessie.convert.truncate_leaves``),
+        copying back only the elements printing shows."""
+        return _PrefixReader(self)
+
+    def download_elems(self, v: DVec, idx: np.ndarray) -> np.ndarray:
+        """Elements ``idx`` (increasing) of a device vector: the runs of consecutive indices
+        are copied back (a small vector, or one of many runs, whole)."""
+        dt = _dev_dtype(v.dtype)
+        idx = np.asarray(idx, np.int64)
+        if idx.size == 0 or v.n * dt.itemsize <= _WHOLE_BYTES:
+            host = self.download(v) if idx.size else np.empty(0, dt)
+            return host[idx] if idx.size else (host.view(np.bool_) if v.dtype == np.bool_ else host)
+        breaks = np.flatnonzero(np.diff(idx) != 1) + 1
+        starts = idx[np.concatenate(([0], breaks))]
+        ends = idx[np.concatenate((breaks - 1, [idx.size - 1]))] + 1
+        if len(starts) > _MAX_RUNS:
+            return self.download(v)[idx]
+        out = np.empty(idx.size, dt)
+        pairs, pos = [], 0
+        for a, e in zip(starts.tolist(), ends.tolist()):
+            pairs.append((out[pos:pos + e - a], v.buf, a * dt.itemsize))
+            pos += e - a
+        self._read(pairs)
+        return out.view(np.bool_) if v.dtype == np.bool_ else out
 
     def from_host(self, v: Any, ty: Type) -> Any:
         if isinstance(ty, VecT):
@@ -953,6 +981,42 @@ class _SdSites:
         from .cgen import Sites
         self.sites = Sites()
         self.sites.add(loc, MSG_NEG_LENGTH)
+
+
+#: printing copies back a vector of at most this many bytes whole, and one whose shown
+#: elements form more than ``_MAX_RUNS`` runs of consecutive indices (runner.download_elems)
+_WHOLE_BYTES = 1 << 16
+_MAX_RUNS = 1024
+
+
+class _PrefixReader:
+    """``nessie.convert.HostLeaves``'s four methods over a runner's device values."""
+
+    def __init__(self, runner: "OpenCLRunner") -> None:
+        self.r = runner
+
+    def value(self, leaf: Any) -> Any:
+        return self.r.to_host(leaf)
+
+    def length(self, leaf: Any, nested: bool) -> int:
+        if isinstance(leaf, DSd):
+            return leaf.count
+        if isinstance(leaf, DVec):
+            return leaf.n
+        h = self.r.to_host(leaf)
+        return len(h.field("lengths")) if nested else len(h)
+
+    def elems(self, leaf: Any, idx: np.ndarray) -> np.ndarray:
+        if isinstance(leaf, DVec):
+            return self.r.download_elems(leaf, idx)
+        return np.asarray(self.r.to_host(leaf))[idx]
+
+    def segments(self, leaf: Any, idx: np.ndarray) -> tuple:
+        if isinstance(leaf, DSd):
+            return (self.r.download_elems(leaf.lengths, idx),
+                    self.r.download_elems(leaf.offsets, idx))
+        h = self.r.to_host(leaf)
+        return h.field("lengths")[idx], h.field("offsets")[idx]
 
 
 def _release(st: Stats, size: int) -> None:
