@@ -804,7 +804,7 @@ class OpenCLRunner:
             outs = [self.new_vec(kept_n, dt) for dt in tau]
             rej = [self.new_vec(n - kept_n, dt) for dt in tau] if part else []
             if P:
-                self.launch(K("write"), P, ctx + [L(n), L(P), counts] + [o.buf for o in outs] +
+                self.launch(K("write"), P, ctx + [L(n), L(P), L(kept_n), counts] + [o.buf for o in outs] +
                             [r.buf for r in rej] + ([pre] if seg else []))
             if not seg:
                 return outs + rej

@@ -662,29 +662,37 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
                                                                   "global long* restrict total"], p2)
 
         def p3(gen):
+            # without a branch on the predicate: every element is stored at the chunk's next
+            # position, which advances only past a kept one (a rejected element's store is
+            # overwritten by the next kept one); the chunk's range of the output bounds the
+            # stores (``end``: the next chunk's first position, or ``kept`` for the last)
             _chunk(gen)
             gen.emit("long pos = counts[c];")
+            gen.emit("const long end = c + 1 < P ? counts[c + 1] : kept;")
             if part:
                 gen.emit("long rpos = lo - pos;")
+                gen.emit("const long rend = hi - end;")
             gen.emit("for (long i = lo; i < hi; i++) {")
             if seg:
                 gen.emit("  pre[i] = pos;")
             x = b.pull(gen, f, "i")
             p = gen.apply(soac.pred, [x], ctx.env)
-            gen.emit(f"  if ({p.exprs[0]}) {{")
+            gen.emit(f"  const long keep = ({p.exprs[0]}) ? 1 : 0;")
+            gen.emit("  if (pos < end) {")
             for j, e in enumerate(x.exprs):
                 gen.emit(f"    out{j}[pos] = {e};")
-            gen.emit("    pos++;")
+            gen.emit("  }")
+            gen.emit("  pos += keep;")
             if part:
-                gen.emit("  } else {")
+                gen.emit("  if (rpos < rend) {")
                 for j, e in enumerate(x.exprs):
                     gen.emit(f"    rej{j}[rpos] = {e};")
-                gen.emit("    rpos++;")
-            gen.emit("  }")
+                gen.emit("  }")
+                gen.emit("  rpos += 1 - keep;")
             gen.emit("}")
             if seg:
                 gen.emit("if (c == P - 1) pre[n] = pos;")
-        p3_params = ["const long n", "const long P", "global const long* restrict counts"] + \
+        p3_params = ["const long n", "const long P", "const long kept", "global const long* restrict counts"] + \
             _buf_params("out", tau) + (_buf_params("rej", tau) if part else []) + \
             (["global long* pre"] if seg else [])
         b.kernel("write", "join o mapGlb(0)(scatterSeq(positions) o filterSeq(p) o split(ceil(n/P))) $ generate(n)",
