@@ -515,13 +515,21 @@ class OpenCLRunner:
     def run_kernel(self, k: ir.Kernel, args: list) -> Any:
         lk = self.lowered(k)
         kenv = {p.name: a for p, a in zip(k.params, args)}
-        for b, ls in zip(k.binds, lk.soacs):
+        pairs = list(zip(k.binds, lk.soacs))
+        j = 0
+        while j < len(pairs):
+            group = self._filter_group(pairs, j)
             try:
-                vals = self.run_soac(ls, lk.cl_kernels, kenv)
+                if len(group) > 1:
+                    vals = self._run_filters([ls for _, ls in group], lk.cl_kernels, kenv)
+                else:
+                    vals = [self.run_soac(pairs[j][1], lk.cl_kernels, kenv)]
             finally:
                 self._end_temps()
-            for v, x in zip(b.vars, vals):
-                kenv[v.name] = x
+            for (b, _), vs in zip(pairs[j:j + len(group)], vals):
+                for v, x in zip(b.vars, vs):
+                    kenv[v.name] = x
+            j += len(group)
         res = [kenv[r.name] for r in k.returns]
         # the scalars the kernel returns to the host, read back in one synchronisation (those
         # only later kernels read stay on the device)
@@ -848,6 +856,62 @@ class OpenCLRunner:
         if isinstance(s, (ir.Rank, ir.SegRank)):
             return [self._rank(ls, K, ctx, n, kenv)]
         raise LowerError(f"{s.NAME} has no OpenCL plan")
+
+    @staticmethod
+    def _filter_group(pairs: list, j: int) -> list:
+        """The binds from ``j`` on that are FILTERs or PARTITIONs (not segmented) none of which
+        reads another's results: their chunk counts are read in one synchronisation
+        (:meth:`_run_filters`).  At least the bind ``j`` itself."""
+        kinds = (ir.Filter, ir.Partition)
+        group = [pairs[j]]
+        if not isinstance(pairs[j][1].soac, kinds):
+            return group
+        bound = {v.name for v in pairs[j][0].vars}
+        for b, ls in pairs[j + 1:]:
+            if not isinstance(ls.soac, kinds) or ir.soac_reads(ls.soac) & bound:
+                break
+            group.append((b, ls))
+            bound |= {v.name for v in b.vars}
+        return group
+
+    def _run_filters(self, group: list, ks: dict, kenv: dict) -> list:
+        """Independent FILTERs / PARTITIONs of one kernel: every count phase is launched, the
+        chunk counts of all are read in one synchronisation, then every write phase.  Errors
+        keep their order: each SOAC's failing sites are numbered after the earlier ones'."""
+        plans = []
+        for ls in group:
+            n = self._size(ls.soac.size, kenv)
+            P = self.chunks(n) if n >= 0 else 0
+            if n < 0 or P > self.host_scan:
+                # (a negative size or a device-side scan: one at a time, as run_soac does)
+                return [self.run_soac(x, ks, kenv) for x in group]
+            plans.append((ls, n, P))
+        L = np.int64
+        started = []
+        for ls, n, P in plans:
+            base = ls.phases[0].name.rsplit("_", 1)[0]
+            ctx = self._ctx_args(ls, kenv) + [self.err, self._errbase(ls)]
+            counts = self._alloc(8 * max(P, 1))
+            if P:
+                self.launch(ks[f"{base}_count"], P, ctx + [L(n), L(P), counts])
+            started.append((ls, n, P, base, ctx, counts, np.empty(P, np.int64)))
+        self._read([(h, c) for (_, _, P, _, _, c, h) in started if P])
+        out = []
+        for ls, n, P, base, ctx, counts, h in started:
+            tau = [dtype_of(t) for t in ls.elem_types]
+            part = isinstance(ls.soac, ir.Partition)
+            kept_n = int(h.sum())
+            outs = [self.new_vec(kept_n, dt) for dt in tau]
+            rej = [self.new_vec(n - kept_n, dt) for dt in tau] if part else []
+            if P:
+                ex = np.zeros(P, np.int64)
+                np.cumsum(h[:-1], out=ex[1:])
+                self.cl.enqueue_copy(self.queue, counts, ex, is_blocking=False)
+                self._keep.append(ex)
+                self.launch(ks[f"{base}_write"], P, ctx + [L(n), L(P), L(kept_n), counts] +
+                            [o.buf for o in outs] + [r.buf for r in rej])
+            out.append(outs + rej)
+        return out
 
     def _groups(self, P: int) -> int:
         """How many groups the chunk results are folded in before one work-item combines them:
