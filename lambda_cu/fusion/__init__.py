@@ -41,7 +41,7 @@ from ..types import BoolT, CharT, FloatT, IntT, VecT
 from . import ilp
 from .cse import cse_program
 from .dot import function_to_dot, pdg_to_dot, report_to_dots
-from .exprs import effectful, rewrite as rewrite_exp
+from .exprs import effectful, kernel_can_fail, rewrite as rewrite_exp
 from .merge import canonical_names, merge_cluster, prune_params
 from .pdg import RegionPDG, program_pdgs, region_pdg
 from .rewrite import fuse_kernel
@@ -321,7 +321,9 @@ class _Fuser:
                                            tuple(pdg.runs[m].bind.rhs.kernel for m in members),
                                            rules))
             items.append((max(members), run_bind, frozenset(members)))
-        new_binds = _order_items(items)
+        failing = frozenset(k for k, r in pdg.runs.items()
+                            if r.kernel is not None and kernel_can_fail(r.kernel))
+        new_binds = _order_items(items, failing)
         if not all_outputs:
             new_binds = drop_dead_bindings(new_binds, result, _KEEP_RUNS, nested=False)
         before = sum(_kernel_traffic(self.kernels[r.bind.rhs.kernel]) for r in pdg.runs.values())
@@ -381,9 +383,12 @@ class _Fuser:
         return tuple(out)
 
 
-def _order_items(items) -> tuple:
+def _order_items(items, failing: frozenset = frozenset()) -> tuple:
     """Stable topological order of the region's bindings (data dependencies; ties by the
-    original position, clusters at the position of their last member)."""
+    original position, clusters at the position of their last member).  The runs that can fail
+    (``failing``: node ids) keep their order: an item holding one comes after every item
+    holding an earlier one (the PDG's error-order edges keep each cluster's failing members
+    contiguous in that order, so this adds no cycle)."""
     defs = {}
     for k, (prio, b, _) in enumerate(items):
         for n in b.names:
@@ -396,6 +401,10 @@ def _order_items(items) -> tuple:
             if last is not None:
                 deps[k].add(last)
             last = k
+    fl = sorted((min(m & failing), k) for k, (_, _, m) in enumerate(items) if m & failing)
+    for (_, a), (_, b) in zip(fl, fl[1:]):
+        if a != b:
+            deps[b].add(a)
     done, out = set(), []
     order = sorted(range(len(items)), key=lambda k: items[k][0])
     while len(out) < len(items):

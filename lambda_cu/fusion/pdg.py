@@ -261,6 +261,17 @@ def region_pdg(name: str, binds: tuple, result: ir.Exp | None,
                 last_effect = k
             for n in b.names:
                 producer[n] = k
+    # error order between kernels: a kernel that can fail is never scheduled after a later
+    # kernel that can fail, unless the two share a kernel (whose checks keep the order of
+    # their bindings): an ordering edge between consecutive failing runs, fusible where the
+    # model allows their fusion (a producer that can fail, fused into its consumer past
+    # another failing kernel, would report its error after that kernel's)
+    prev = None
+    for k in sorted(failing):
+        if prev is not None and (prev, k) not in reasons:
+            edges.append(Edge(prev, k, True))
+            reasons[(prev, k)] = "error order"
+        prev = k
     # outputs: results used by the region's result (or everything for the main bindings)
     outputs = set()
     live = ir.free_vars(result) if result is not None else frozenset()

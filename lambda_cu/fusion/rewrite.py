@@ -39,7 +39,7 @@ from typing import Callable, Mapping
 from .. import ir
 from ..check import check_kernel
 from ..types import BOOL, INT, TupleT, VecT, flat_components
-from .exprs import (NameSupply, bound_names, exp_size, freshen, identity_only,
+from .exprs import (NameSupply, bound_names, exp_size, fails_located, freshen, identity_only,
                     index_dependent_reads, rewrite, simplify, soac_can_fail, subst, zero_of)
 from .shapes import KernelShapes, Shape
 
@@ -516,11 +516,43 @@ def _as_ty(e: ir.Exp, ity) -> ir.Exp:
 # horizontal rule
 # --------------------------------------------------------------------------------------------
 
-def _merge_pulls(fa: ir.Thunk, fb: ir.Thunk, ctx: _Ctx) -> ir.Thunk:
+def _strip_pulled(body: ir.Exp, ctx: _Ctx) -> tuple:
+    """The leading ``let``s of pulled producers (``_pull_with``) of a thunk body, and the rest."""
+    lets = []
+    while isinstance(body, ir.Let) and body.vars and body.vars[0].name in ctx.pulled:
+        lets.append(body)
+        body = body.body
+    return lets, body
+
+
+def _merge_pulls(fa: ir.Thunk, fb: ir.Thunk, ctx: _Ctx, pos_a: int = -1, pos_b: int = -1) -> ir.Thunk:
+    """One thunk computing both thunks' values (``(a.., b..)``).  The producers each pulled in,
+    and each one's own computation, are evaluated in the order of the kernel's original
+    bindings (``pos_a``, ``pos_b``: the positions of the two bindings): a fused thunk fails at
+    its first failing site, and unfused the first kernel in binding order to fail reports."""
     fa, fb = freshen(fa, ctx.supply, ctx.pulled), freshen(fb, ctx.supply, ctx.pulled)
     i = fa.params[0]
     bb = subst(fb.body, {fb.params[0].name: i.var})
-    return ir.Thunk((i,), ir.Tuple(_body_parts(fa.body) + _body_parts(bb)), fa.using + fb.using)
+    la, ra = _strip_pulled(fa.body, ctx)
+    lb, rb = _strip_pulled(bb, ctx)
+    plain = ir.Tuple(_body_parts(fa.body) + _body_parts(bb))
+    early = [x for x in lb if ctx.pulled[x.vars[0].name] < pos_a and fails_located(x.rhs)]
+    if pos_a < 0 or not early or not (fails_located(ra) or any(fails_located(x.rhs) for x in la)):
+        # no check of b's producers comes before a check of a's: a's value first keeps the order
+        return ir.Thunk((i,), plain, fa.using + fb.using)
+    parts_a, parts_b = _body_parts(ra), _body_parts(rb)
+    va = tuple(ir.Var(ctx.supply.fresh("h")) for _ in parts_a)
+    vb = tuple(ir.Var(ctx.supply.fresh("h")) for _ in parts_b)
+    steps = [(ctx.pulled[x.vars[0].name], 0, x) for x in la + lb]
+    steps += [(pos_a, 1, (va, ra)), (pos_b, 1, (vb, rb))]
+    body: ir.Exp = ir.Tuple(va + vb)
+    for _, kind, x in sorted(steps, key=lambda st: (st[0], st[1]), reverse=True):
+        if kind == 0:
+            body = dataclasses.replace(x, body=body)
+        else:
+            vs, rhs = x
+            body = ir.Let(vs, rhs, body)
+    return ir.Thunk((i,), body, fa.using + fb.using)
 
 
 def _merge_ops(opa: ir.Thunk, opb: ir.Thunk, ta: tuple, tb: tuple, ctx: _Ctx) -> ir.Thunk:
@@ -554,7 +586,7 @@ def _horizontal_when(m: Match, ctx: _Ctx) -> bool:
 def _horizontal(m: Match, ctx: _Ctx) -> tuple:
     a, b = m.a, m.b
     sa, sb = a.soac, b.soac
-    f = _merge_pulls(sa.f, sb.f, ctx)
+    f = _merge_pulls(sa.f, sb.f, ctx, ctx.position(a.vars), ctx.position(b.vars))
     vars_ = a.vars + b.vars
     if isinstance(sa, ir.Map):
         return (ir.KBind(vars_, ir.Map(f, sa.size)),)

@@ -815,11 +815,6 @@ def _expand(fl, e, args: list, env: dict, ctx):
         ex = seqof(x.elt(s, x.call("*", _INT, x.lit(2), i)),
                    x.rng(x.lit(0), x.call("/", _INT, x.call("+", _INT, x.length(s), x.lit(1)),
                                            x.lit(2))))
-    elif name == "interleave":
-        a, bb = vs
-        half = x.call("/", _INT, i, x.lit(2))
-        body = T.If(x.call("evenp", _BOOL, i), x.elt(a, half), x.elt(bb, half), s.type.elem, e.span)
-        ex = seqof(body, x.rng(x.lit(0), x.call("+", _INT, x.length(a), x.length(bb))))
     elif name == "cons":
         ex = x.call("++", res, T.SeqLit((vs[0],), res, e.span), vs[1])
     elif name == "snoc":
@@ -978,6 +973,12 @@ NESL_EXPANSIONS = {
                   "if all({#r == w : r in m}) then {{r[j] : r in m} : j in [0:w]} "
                   f"else error({E.LENGTH_MISMATCH!r})".replace("'", '"')),
     "bottop": (("s",), "let h = (#s + 1) / 2 in [take(s, h), drop(s, h)]"),
+    # #a may exceed #b by one (interleave(even_elts(s), odd_elts(s)) = s); other lengths are
+    # the interpreter's length mismatch
+    "interleave": (("a", "b"),
+                   "if #a - #b == 0 or #a - #b == 1 "
+                   "then {if evenp(j) then a[j / 2] else b[j / 2] : j in [0:#a + #b]} "
+                   f"else error({E.LENGTH_MISMATCH!r})".replace("'", '"')),
     # each set flag starts a segment that ends at the next one (or at the end)
     "length_from_flags": (("flags",),
                           "let st = pack_index(flags); k = #st "

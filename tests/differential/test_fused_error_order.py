@@ -17,7 +17,9 @@ FAILING = {"div": "x / 0", "sub": "[1][x]", "rem": "rem(x, 0)", "elt": "elt([1, 
            "isqrt": "isqrt(0 - x - 1)"}
 SHAPES = ["{A + B : x in [5, 6]}", "{let p = A; q = B in p + q : x in [5]}",
           "{(A, B) : x in [5]}", "{let p = A in B + p : x in [5]}", "{A + (B + x) : x in [5, 7]}",
-          "{let q = B; p = A in q - p : x in [5]}"]
+          "{let q = B; p = A in q - p : x in [5]}",
+          # a pulled producer of the second of two horizontally merged MAPs (hunt 4)
+          "{let a = A; b = B in (a + 1, b) : x in [1]}", "{let a = A; b = B in (b, a * 2) : x in [1]}"]
 CASES = [s.replace("A", FAILING[a]).replace("B", FAILING[b]) + ";\n"
          for s in SHAPES for a in FAILING for b in FAILING if a != b]
 
@@ -26,4 +28,28 @@ CASES = [s.replace("A", FAILING[a]).replace("B", FAILING[b]) + ";\n"
 def test_first_failure_is_the_same_fused(src):
     cmp = compare(src, opencl=src in CASES[::7])        # OpenCL on a seventh of them
     assert cmp.interp.error is not None, cmp.report()    # the program does fail
+    assert not cmp.mismatches(), "backends disagree\n" + cmp.report()
+
+
+# A failing operation of an apply-to-each followed by a nested apply-to-each that fails too
+# (hunt 4): the outer operation's kernel, fused into its consumer at the end, ran after the
+# nested one's kernel and reported its error.  Failing kernels now keep their order across
+# clusters (``pdg.region_pdg``'s error-order edges, ``fusion._order_items``).
+NESTED_SHAPES = ["{let a = A; b = {N : y in [0, 1]} in a + #b : x in [1]}",
+                 "{A + sum({N : y in [x, x]}) : x in [1]}",
+                 "{let a = A; b = {N : y in [0]} in #b - a : x in [1, 2]}",
+                 "{let a = A; b = {y in [0, 1] | N > 0} in a + #b : x in [1]}",
+                 "{let a = A; b = plus_scan({N : y in [0, 1]}) in a * #b : x in [3]}",
+                 "{(A, {N : y in [x]}) : x in [1]}",
+                 "{let a = {A : z in [1, 2]}; b = plus_scan({N : y in [0, 5]}) in sum(a) + sum(b) : x in [1]}"]
+NESTED = {"div": "10 / (x - x)", "sub": "[1][x]", "elt": "elt([1, 2], x + 3)"}
+INNER = {"div": "10 / y", "sub": "[1][y + 5]", "rem": "rem(7, y - y)"}
+NESTED_CASES = [s.replace("A", NESTED[a]).replace("N", INNER[n]) + ";\n"
+                for s in NESTED_SHAPES for a in NESTED for n in INNER]
+
+
+@pytest.mark.parametrize("src", NESTED_CASES)
+def test_outer_failure_before_a_nested_one_fused(src):
+    cmp = compare(src, opencl=src in NESTED_CASES[::5])
+    assert cmp.interp.error is not None, cmp.report()
     assert not cmp.mismatches(), "backends disagree\n" + cmp.report()
