@@ -796,11 +796,7 @@ class OpenCLRunner:
                     # synchronisation and scan them here (no offsets launch)
                     h = np.empty(P, np.int64)
                     self._read([(h, counts)])
-                    kept_n = int(h.sum())
-                    ex = np.zeros(P, np.int64)
-                    np.cumsum(h[:-1], out=ex[1:])
-                    self.cl.enqueue_copy(self.queue, counts, ex, is_blocking=False)
-                    self._keep.append(ex)
+                    kept_n = self._chunk_offsets(h, counts)
                 else:
                     if self._groups(P):
                         self._scan_longs(counts, P, total)
@@ -900,18 +896,23 @@ class OpenCLRunner:
         for ls, n, P, base, ctx, counts, h in started:
             tau = [dtype_of(t) for t in ls.elem_types]
             part = isinstance(ls.soac, ir.Partition)
-            kept_n = int(h.sum())
+            kept_n = self._chunk_offsets(h, counts) if P else 0
             outs = [self.new_vec(kept_n, dt) for dt in tau]
             rej = [self.new_vec(n - kept_n, dt) for dt in tau] if part else []
             if P:
-                ex = np.zeros(P, np.int64)
-                np.cumsum(h[:-1], out=ex[1:])
-                self.cl.enqueue_copy(self.queue, counts, ex, is_blocking=False)
-                self._keep.append(ex)
                 self.launch(ks[f"{base}_write"], P, ctx + [L(n), L(P), L(kept_n), counts] +
                             [o.buf for o in outs] + [r.buf for r in rej])
             out.append(outs + rej)
         return out
+
+    def _chunk_offsets(self, h: np.ndarray, counts: Any) -> int:
+        """A filter's chunk counts ``h``, read back: their exclusive scan is uploaded into
+        ``counts`` (the write phase's chunk offsets, no launch); returns the kept total."""
+        ex = np.zeros(len(h), np.int64)
+        np.cumsum(h[:-1], out=ex[1:])
+        self.cl.enqueue_copy(self.queue, counts, ex, is_blocking=False)
+        self._keep.append(ex)              # alive until the copy is done
+        return int(h.sum())
 
     def _groups(self, P: int) -> int:
         """How many groups the chunk results are folded in before one work-item combines them:
