@@ -669,9 +669,17 @@ def rewrite_step(rules: tuple[Rule, ...], binds: tuple, ctx: _Ctx) -> Step | Non
     """The first rewrite that applies: the rules in table order, each over the pairs (A, B) of
     bindings with A before B, in binding order; None if no rule applies."""
     binds = tuple(binds)
+    # The kernel's SOACs run (and fail) in binding order: two bindings are not combined across
+    # a binding between them that can fail when either of them can (one of their checks would
+    # move past its check; a hunt found a filter fused into a later reduction reporting after
+    # a MAP between them)
+    fails = [soac_can_fail(b.soac) for b in binds]
     for r in rules:
         for x, a in enumerate(binds):
-            for b in binds[x + 1:]:
+            for y in range(x + 1, len(binds)):
+                b = binds[y]
+                if (fails[x] or fails[y]) and any(fails[x + 1:y]):
+                    continue
                 m = r.pattern.match(binds, a, b)
                 if m is None or not r.condition(m, ctx):
                     continue

@@ -44,6 +44,15 @@ NESTED_SHAPES = ["{let a = A; b = {N : y in [0, 1]} in a + #b : x in [1]}",
                  "{let a = {A : z in [1, 2]}; b = plus_scan({N : y in [0, 5]}) in sum(a) + sum(b) : x in [1]}"]
 NESTED = {"div": "10 / (x - x)", "sub": "[1][x]", "elt": "elt([1, 2], x + 3)"}
 INNER = {"div": "10 / y", "sub": "[1][y + 5]", "rem": "rem(7, y - y)"}
+# two filters of one let whose predicates fail (hunt 5): the first filter, fused into its
+# reduction, ran after the second's predicate MAP, which sat between them in the kernel
+NESTED_SHAPES += ["{let a = {z : z in [0, 1, 2, 3] | A > 0}; b = {y in [0, 1, 2, 3] | N > 0} "
+                  "in sum(a) + sum(b) : x in [3]}",
+                  "{let a = {z : z in [0, 1, 2, 3] | A > 0}; b = {y in [0, 1, 2, 3] | N > 0} "
+                  "in sum(b) - sum(a) : x in [3, 3]}",
+                  "{let a = {A : z in [0, 1, 2, 3]}; b = {N : y in [0, 1, 2, 3]} in sum(b) + sum(a) : x in [3]}",
+                  "{let (a, b) = ({A : z in [0, 1]}, {N : y in [0, 1]}) in (sum(b), sum(a)) : x in [3]}",
+                  "{let a = {A : z in [0, 1]}; b = {N : y in [0, 1]} in #b + sum(a) : x in [3]}"]
 NESTED_CASES = [s.replace("A", NESTED[a]).replace("N", INNER[n]) + ";\n"
                 for s in NESTED_SHAPES for a in NESTED for n in INNER]
 
@@ -51,5 +60,24 @@ NESTED_CASES = [s.replace("A", NESTED[a]).replace("N", INNER[n]) + ";\n"
 @pytest.mark.parametrize("src", NESTED_CASES)
 def test_outer_failure_before_a_nested_one_fused(src):
     cmp = compare(src, opencl=src in NESTED_CASES[::5])
+    assert cmp.interp.error is not None, cmp.report()
+    assert not cmp.mismatches(), "backends disagree\n" + cmp.report()
+
+
+# The same at top level, over a global sequence (hunt 5): the second binding's MAP ran before
+# the first's filter or division when the first was fused into its reduction after it.
+TOP_SHAPES = ["let a = {x : x in r | A > 0}; b = {x : x in r | B > 0} in sum(a) + sum(b)",
+              "let a = {A : x in r}; b = {B : x in r} in sum(b) + sum(a)",
+              "let (a, b) = ({A : x in r}, {B : x in r}) in (sum(b), sum(a))",
+              "let a = {A : x in r}; b = {B : x in r} in #b + sum(a)",
+              "let a = {x : x in r | A > 0}; b = {x : x in r | B > 0} in max_val(a) + sum(b)"]
+TOP_FAILING = {"div": "5 / (x - 3)", "sub": "r[x + 1]", "rem": "rem(7, x - 3)"}
+TOP_CASES = ["r = [0:4];\n" + s.replace("A", TOP_FAILING[a]).replace("B", TOP_FAILING[b]) + ";\n"
+             for s in TOP_SHAPES for a in TOP_FAILING for b in TOP_FAILING if a != b]
+
+
+@pytest.mark.parametrize("src", TOP_CASES)
+def test_two_failing_bindings_at_top_level_fused(src):
+    cmp = compare(src, opencl=src in TOP_CASES[::4])
     assert cmp.interp.error is not None, cmp.report()
     assert not cmp.mismatches(), "backends disagree\n" + cmp.report()
