@@ -41,7 +41,7 @@ from ..types import BoolT, CharT, FloatT, IntT, VecT
 from . import ilp
 from .cse import cse_program
 from .dot import function_to_dot, pdg_to_dot, report_to_dots
-from .exprs import effectful, kernel_can_fail, rewrite as rewrite_exp
+from .exprs import effectful, rewrite as rewrite_exp
 from .merge import canonical_names, merge_cluster, prune_params
 from .pdg import RegionPDG, program_pdgs, region_pdg
 from .rewrite import fuse_kernel
@@ -321,9 +321,7 @@ class _Fuser:
                                            tuple(pdg.runs[m].bind.rhs.kernel for m in members),
                                            rules))
             items.append((max(members), run_bind, frozenset(members)))
-        failing = frozenset(k for k, r in pdg.runs.items()
-                            if r.kernel is not None and kernel_can_fail(r.kernel))
-        new_binds = _order_items(items, failing)
+        new_binds = _order_items(items, pdg.failing)
         if not all_outputs:
             new_binds = drop_dead_bindings(new_binds, result, _KEEP_RUNS, nested=False)
         before = sum(_kernel_traffic(self.kernels[r.bind.rhs.kernel]) for r in pdg.runs.values())

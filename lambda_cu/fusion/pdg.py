@@ -80,6 +80,15 @@ class RegionPDG:
     def run_ids(self) -> tuple:
         return tuple(sorted(self.runs))
 
+    @property
+    def failing(self) -> frozenset:
+        """The run nodes whose kernel can fail (a located check)."""
+        return _failing_runs(self.runs)
+
+
+def _failing_runs(runs: Mapping[int, RunInfo]) -> frozenset:
+    return frozenset(k for k, r in runs.items() if r.kernel is not None and kernel_can_fail(r.kernel))
+
 
 def _run_info(k: int, b: ir.Bind, kernels: Mapping[str, ir.Kernel]) -> RunInfo:
     run = b.rhs
@@ -201,7 +210,7 @@ def region_pdg(name: str, binds: tuple, result: ir.Exp | None,
     # When a kernel of the region can fail, every CPU binding that can fail or has an effect
     # (host call, printing, function call, located host operation) is a barrier too: a failing
     # kernel moved across it would report its error after the effect (or pre-empt its error).
-    failing = {k for k, r in runs.items() if r.kernel is not None and kernel_can_fail(r.kernel)}
+    failing = _failing_runs(runs)
     for k, b in enumerate(binds):
         fv = ir.free_vars(b.rhs)
         deps = sorted({producer[v] for v in fv if v in producer})

@@ -140,6 +140,17 @@ def _context(kernel: ir.Kernel, supply: NameSupply, shapes_args, pulled=None,
                 {} if pulled is None else pulled, {} if order is None else order)
 
 
+def _strip_pulled(body: ir.Exp, ctx: _Ctx, before: int | None = None) -> tuple:
+    """The leading ``let``s of pulled producers (``_pull_with``) of a thunk body (those of
+    producers at positions before ``before`` only, if given), and the rest."""
+    lets = []
+    while (isinstance(body, ir.Let) and body.vars and body.vars[0].name in ctx.pulled
+           and (before is None or ctx.pulled[body.vars[0].name] < before)):
+        lets.append(body)
+        body = body.body
+    return lets, body
+
+
 def _pull_with(prod_f: ir.Thunk, avars: tuple, cons_body: ir.Exp, index: str, ctx: _Ctx,
                wrap: Callable[[tuple, ir.Exp], ir.Exp] | None = None) -> ir.Exp:
     """``let (a..) = e1[index] in [a/A[index]] cons_body`` (``wrap`` may guard the consumer)."""
@@ -154,11 +165,7 @@ def _pull_with(prod_f: ir.Thunk, avars: tuple, cons_body: ir.Exp, index: str, ct
     # it): the unfused kernels run in binding order, so the first of them to fail is the one
     # whose error an unfused run reports, and a fused thunk fails at its first failing site.
     pos = ctx.position(avars)
-    prefix = []
-    while (isinstance(body, ir.Let) and body.vars and body.vars[0].name in ctx.pulled
-           and ctx.pulled[body.vars[0].name] < pos):
-        prefix.append(body)
-        body = body.body
+    prefix, body = _strip_pulled(body, ctx, pos)
     for v in locals_:
         ctx.pulled[v.name] = pos
     out = ir.Let(locals_, e1, body)
@@ -515,15 +522,6 @@ def _as_ty(e: ir.Exp, ity) -> ir.Exp:
 # --------------------------------------------------------------------------------------------
 # horizontal rule
 # --------------------------------------------------------------------------------------------
-
-def _strip_pulled(body: ir.Exp, ctx: _Ctx) -> tuple:
-    """The leading ``let``s of pulled producers (``_pull_with``) of a thunk body, and the rest."""
-    lets = []
-    while isinstance(body, ir.Let) and body.vars and body.vars[0].name in ctx.pulled:
-        lets.append(body)
-        body = body.body
-    return lets, body
-
 
 def _merge_pulls(fa: ir.Thunk, fb: ir.Thunk, ctx: _Ctx, pos_a: int = -1, pos_b: int = -1) -> ir.Thunk:
     """One thunk computing both thunks' values (``(a.., b..)``).  The producers each pulled in,
