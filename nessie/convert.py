@@ -46,6 +46,8 @@ What converts what:
 """
 from __future__ import annotations
 
+import itertools
+import operator
 from typing import Any, Optional
 
 import numpy as np
@@ -136,6 +138,49 @@ def _is_float(v: Any) -> bool:
 
 def _is_bool(v: Any) -> bool:
     return isinstance(v, (bool, np.bool_))
+
+
+def _scalar_type_fits(ty: type, name: str) -> bool:
+    """Whether every value of Python type ``ty`` is a NESL ``name`` (int, float or bool) as
+    ``TypeOf.infer`` types scalars (ints are floats where floats are expected)."""
+    is_bool = issubclass(ty, (bool, np.bool_))
+    is_int = issubclass(ty, (int, np.integer)) and not is_bool
+    if name == "float":
+        return is_int or issubclass(ty, (float, np.floating))
+    if name == "int":
+        return is_int
+    if name == "bool":
+        return is_bool
+    return False
+
+
+def _fits_all(xs: list, t: Type) -> bool:
+    """Whether every element of ``xs``, made of Python/numpy scalars, ``str``, tuples and lists
+    only, has the ground type ``t`` as ``TypeOf.check`` would find it.  False for anything else
+    (arrays, columnar forms, datatypes, segment descriptors, nested pairs), which
+    ``TypeOf.check`` then handles: a fast path, never a different answer.  Works a level of
+    the type at a time over all the elements (types, lengths and columns by C-level loops);
+    as deep as the type, whatever ``xs`` contains."""
+    if isinstance(t, TBase):
+        if t.name == "char":
+            return all(type(x) is str and len(x) == 1 for x in xs)
+        return all(_scalar_type_fits(ty, t.name) for ty in set(map(type, xs)))
+    kinds = set(map(type, xs))
+    if not kinds:
+        return True
+    if isinstance(t, TPair):
+        comps = tuple_components(t)
+        if kinds != {tuple} or set(map(len, xs)) != {len(comps)}:
+            return False
+        return all(_fits_all(list(map(operator.itemgetter(j), xs)), c)
+                   for j, c in enumerate(comps))
+    if isinstance(t, TSeq):
+        if kinds == {str}:
+            return t.elem == CHAR
+        if kinds != {list}:
+            return False
+        return _fits_all(list(itertools.chain.from_iterable(xs)), t.elem)
+    return False
 
 
 def _plain_array(a: np.ndarray, path: str) -> None:
@@ -603,6 +648,20 @@ def _tuple_columns(v: Any, h: Type, u: Optional["Unifier"]) -> Optional[_Tup]:
     return None
 
 
+def _list_columns(v: list, elem: TPair) -> Optional[_Tup]:
+    """A non-empty list of flat tuples of ints, floats and bools (``elem``'s components) as
+    the columns the columnar path converts with numpy, instead of a Python pair per element;
+    None when an element is another shape (a nested pair), left to the element-wise path."""
+    comps = tuple_components(elem)
+    if not all(isinstance(c, TBase) and c.name in ("int", "float", "bool") for c in comps):
+        return None
+    k = len(comps)
+    if set(map(type, v)) != {tuple} or set(map(len, v)) != {k}:
+        return None
+    return _Tup([list(map(operator.itemgetter(j), v)) for j in range(k)],
+                [f"[:, {i}]" for i in range(k)])
+
+
 #: the deepest nesting of containers (lists, tuples, ``DataVal`` s, arrays) in an argument where
 #: the parameter's type is a type variable, so that the value's nesting makes its type: a
 #: ``[[...[int]...]]`` of this many levels is far beyond what the flattening backends compile
@@ -693,6 +752,13 @@ class TypeOf:
             elem = h.elem if isinstance(h, TSeq) else self.u.fresh()
             for i, x in enumerate(v):
                 self.check(x, elem, f"{path}[{i}]")
+                # once the elements' type is ground (the first element's, or the hint's), the
+                # others need no inference when they are plain Python values that fit it;
+                # else (arrays, misfits, for their messages) each takes the full check
+                if i == 0 and len(v) > 1 and type(v) is list:
+                    g = self.u.zonk(elem)
+                    if not free_vars(g) and _fits_all(v[1:], g):
+                        break
             return TSeq(elem)
         if isinstance(v, tuple):
             return self.tuple(v, h, path)
@@ -916,6 +982,13 @@ class PyConv:
             v, c = c, None                    # an Arrow/awkward array as numpy, a str, a list
         if c is None:
             c = _tuple_columns(v, TSeq(elem), None)
+        if c is None and type(v) is list and v and isinstance(elem, TPair):
+            c = _list_columns(v, elem)
+        if c is None and type(v) is list and v and isinstance(elem, TSeq) \
+                and set(map(type, v)) == {list}:
+            # a list of lists: one segmented form over all the elements, not a column per list
+            c = Segmented(list(itertools.chain.from_iterable(v)),
+                          lengths=np.fromiter(map(len, v), np.int64, len(v)))
         if c is None and isinstance(v, np.ndarray) and v.ndim >= 2 and isinstance(elem, TSeq):
             _plain_array(v, path)                  # rows of an n-d array: no per-row work
             c = Segmented(v.reshape((-1,) + v.shape[2:]),
