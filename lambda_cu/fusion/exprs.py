@@ -46,38 +46,61 @@ class NameSupply:
                 return name
 
 
+def _same(new: tuple, old: tuple) -> bool:
+    return all(x is y for x, y in zip(new, old))
+
+
 def map_children(e: ir.Exp, f: Callable[[ir.Exp], ir.Exp]) -> ir.Exp:
-    """Rebuild ``e`` with ``f`` applied to its direct sub-expressions (no binder handling)."""
+    """Rebuild ``e`` with ``f`` applied to its direct sub-expressions (no binder handling);
+    ``e`` itself when ``f`` returns every sub-expression unchanged (the IR is immutable, so the
+    rewrites that change nothing allocate nothing)."""
     if isinstance(e, (ir.Var, ir.Const, ir.Error)):
         return e
     if isinstance(e, ir.Tuple):
-        return ir.Tuple(tuple(f(x) for x in e.elems))
+        xs = tuple(f(x) for x in e.elems)
+        return e if _same(xs, e.elems) else ir.Tuple(xs)
     if isinstance(e, ir.Proj):
-        return ir.Proj(f(e.tup), e.index)
+        t = f(e.tup)
+        return e if t is e.tup else ir.Proj(t, e.index)
     if isinstance(e, ir.PrimOp):
-        return dataclasses.replace(e, args=tuple(f(x) for x in e.args))
+        xs = tuple(f(x) for x in e.args)
+        return e if _same(xs, e.args) else dataclasses.replace(e, args=xs)
     if isinstance(e, ir.SegVec):
-        return dataclasses.replace(e, sd=f(e.sd))
+        sd = f(e.sd)
+        return e if sd is e.sd else dataclasses.replace(e, sd=sd)
     if isinstance(e, ir.Length):
-        return dataclasses.replace(e, vec=f(e.vec))
+        v = f(e.vec)
+        return e if v is e.vec else dataclasses.replace(e, vec=v)
     if isinstance(e, ir.Index):
-        return dataclasses.replace(e, vec=f(e.vec), idx=f(e.idx))
+        v, i = f(e.vec), f(e.idx)
+        return e if v is e.vec and i is e.idx else dataclasses.replace(e, vec=v, idx=i)
     if isinstance(e, ir.If):
-        return ir.If(f(e.cond), f(e.then), f(e.else_))
+        c, t, x = f(e.cond), f(e.then), f(e.else_)
+        return e if c is e.cond and t is e.then and x is e.else_ else ir.If(c, t, x)
     if isinstance(e, ir.Let):
-        return ir.Let(e.vars, f(e.rhs), f(e.body))
+        r, b = f(e.rhs), f(e.body)
+        return e if r is e.rhs and b is e.body else ir.Let(e.vars, r, b)
     if isinstance(e, (ir.Run, ir.Call)) or (_EXTERN is not None and isinstance(e, _EXTERN)):
-        return dataclasses.replace(e, args=tuple(f(x) for x in e.args))
+        xs = tuple(f(x) for x in e.args)
+        return e if _same(xs, e.args) else dataclasses.replace(e, args=xs)
     if isinstance(e, ir.VecLit):
-        return dataclasses.replace(e, elems=tuple(f(x) for x in e.elems))
+        xs = tuple(f(x) for x in e.elems)
+        return e if _same(xs, e.elems) else dataclasses.replace(e, elems=xs)
     if isinstance(e, ir.MakeSegDes):
-        return dataclasses.replace(e, lengths=f(e.lengths))
+        v = f(e.lengths)
+        return e if v is e.lengths else dataclasses.replace(e, lengths=v)
     if isinstance(e, ir.Check):
-        return dataclasses.replace(e, cond=f(e.cond))
+        c = f(e.cond)
+        return e if c is e.cond else dataclasses.replace(e, cond=c)
     if isinstance(e, ir.Block):
-        return ir.Block(tuple(ir.Bind(b.params, f(b.rhs)) for b in e.binds), f(e.result))
+        rhs = tuple(f(b.rhs) for b in e.binds)
+        res = f(e.result)
+        if res is e.result and all(r is b.rhs for r, b in zip(rhs, e.binds)):
+            return e
+        return ir.Block(tuple(ir.Bind(b.params, r) for b, r in zip(e.binds, rhs)), res)
     if isinstance(e, ir.Speculate):
-        return ir.Speculate(f(e.size), f(e.fast), f(e.slow))
+        z, a, b = f(e.size), f(e.fast), f(e.slow)
+        return e if z is e.size and a is e.fast and b is e.slow else ir.Speculate(z, a, b)
     raise TypeError(f"not an expression: {e!r}")
 
 
