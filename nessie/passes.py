@@ -169,6 +169,8 @@ def run(text: str, options: Options = Options(), until: str = "mono",
         values[start[0]] = start[1]
         begin = names.index(start[0]) + 1
         value = start[1]
+        if names.index(last.emits) < begin:
+            return values           # ``until`` is the start (or before it): nothing to run
     else:
         begin, value = 0, text
 

@@ -49,3 +49,14 @@ def test_no_fuse_skips_the_fuse_pass():
     text = EXAMPLE.read_text()
     v = passes.run(text, passes.Options(str(EXAMPLE), fuse=False), until="lift")
     assert "lcu-fused" not in v and "lift" in v
+
+
+def test_resuming_at_the_requested_ir_runs_nothing_more():
+    """``nessie compile --emit lcu`` resumes after flattening with ``until="lcu"``: no later
+    pass runs (it used to fuse, lower and print the OpenCL of the program it did not show)."""
+    text = EXAMPLE.read_text()
+    flat = passes.run(text, passes.Options(str(EXAMPLE)), until="lcu")["lcu"]
+    v = passes.run(text, passes.Options(str(EXAMPLE)), until="lcu", start=("lcu", flat))
+    assert set(v) == {"lcu"} and v["lcu"] is flat
+    v = passes.run(text, passes.Options(str(EXAMPLE)), until="lcu-fused", start=("lcu", flat))
+    assert set(v) == {"lcu", "lcu-fused"}
