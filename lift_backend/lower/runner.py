@@ -268,6 +268,11 @@ class OpenCLRunner:
         self._argsig = self.c.argsig      # the context's kernels' scalar types (launch)
         self._temps = 0
         self._max_alloc = int(device.max_mem_alloc_size)
+        #: freed vectors' buffers for reuse: a quarter of a GPU's memory, on a CPU device (the
+        #: process's own memory) at most 1 GiB
+        gm = int(device.global_mem_size)
+        self._pool = _BufferPool(gm // 4 if not device.type & cl.device_type.CPU
+                                 else min(gm // 8, 1 << 30))
         #: on a CPU device the buffers are this process's memory: under an address-space limit
         #: (``ulimit -v``) a large allocation is checked against it first, because PoCL aborts
         #: the process when its own allocation fails (a hostile-input hunt)
@@ -293,22 +298,33 @@ class OpenCLRunner:
         self.s = self.c.support
 
     # ------------------------------------------------------------------ memory
-    def _alloc(self, nbytes: int, owner: Any = None):
+    def _alloc(self, nbytes: int, owner: Any = None, cls: int = 0):
         """A device buffer of ``nbytes``; its size counts as live until ``owner`` dies (or, with
-        no owner, until the SOAC being run finishes: a temporary)."""
+        no owner, until the SOAC being run finishes: a temporary).  ``cls``: the size class of
+        a vector's buffer (``_size_class``), taken from the pool when one is free there."""
         cl = self.cl
         size = max(int(nbytes), 8)
         if size > self._max_alloc:
             raise MemoryError(f"a buffer of {size} bytes (the device allocates at most "
                               f"{self._max_alloc})")
-        if self._as_limit is not None and size >= _CHECKED_ALLOC and \
-                _address_space_used() + 2 * size > self._as_limit:
-            raise MemoryError(f"a buffer of {size} bytes (the process's address space is "
-                              f"limited to {self._as_limit} bytes)")
-        try:
-            buf = cl.Buffer(self.ctx, cl.mem_flags.READ_WRITE, size)
-        except cl.MemoryError as e:          # the driver's allocation failure
-            raise MemoryError(str(e)) from None
+        buf = self._pool.take(cls) if cls else None
+        if buf is None:
+            want = cls or size
+            if self._as_limit is not None and want >= _CHECKED_ALLOC and \
+                    _address_space_used() + 2 * want > self._as_limit:
+                self._pool.drain()
+                if _address_space_used() + 2 * want > self._as_limit:
+                    raise MemoryError(f"a buffer of {size} bytes (the process's address space "
+                                      f"is limited to {self._as_limit} bytes)")
+            try:
+                buf = cl.Buffer(self.ctx, cl.mem_flags.READ_WRITE, want)
+            except cl.MemoryError:
+                # the pool's buffers may be what the device lacks: without them, once more
+                self._pool.drain()
+                try:
+                    buf = cl.Buffer(self.ctx, cl.mem_flags.READ_WRITE, want)
+                except cl.MemoryError as e:          # the driver's allocation failure
+                    raise MemoryError(str(e)) from None
         st = self.stats
         st.live_bytes += size
         st.peak_bytes = max(st.peak_bytes, st.live_bytes)
@@ -316,25 +332,34 @@ class OpenCLRunner:
             self._temps += size
         return buf
 
-    def _own(self, owner: Any, nbytes: int) -> None:
+    def _own(self, owner: Any, nbytes: int, cls: int = 0) -> None:
         size = max(int(nbytes), 8)
         self._temps -= size
-        weakref.finalize(owner, _release, self.stats, size)
+        if cls:
+            weakref.finalize(owner, _recycle, self.stats, size, self._pool, cls, owner.buf)
+        else:
+            weakref.finalize(owner, _release, self.stats, size)
 
     def _end_temps(self) -> None:
         self.stats.live_bytes -= self._temps
         self._temps = 0
 
+    def _class_of(self, nbytes: int) -> int:
+        c = _size_class(max(int(nbytes), 8))
+        return c if c <= self._max_alloc else 0
+
     def new_vec(self, n: int, dtype: np.dtype) -> DVec:
         dt = np.dtype(dtype)
         nbytes = n * _dev_dtype(dt).itemsize
-        v = DVec(self._alloc(nbytes), n, dt)
-        self._own(v, nbytes)
+        cls = self._class_of(nbytes)
+        v = DVec(self._alloc(nbytes, cls=cls), n, dt)
+        self._own(v, nbytes, cls)
         return v
 
     def new_scalar(self, dtype: np.dtype) -> DScalar:
-        v = DScalar(self._alloc(8), dtype)
-        self._own(v, 8)
+        cls = self._class_of(8)
+        v = DScalar(self._alloc(8, cls=cls), dtype)
+        self._own(v, 8, cls)
         return v
 
     def upload(self, a: np.ndarray) -> DVec:
@@ -1086,6 +1111,48 @@ class _PrefixReader:
 
 def _release(st: Stats, size: int) -> None:
     st.live_bytes -= size
+
+
+def _recycle(st: Stats, size: int, pool: "_BufferPool", cls: int, buf: Any) -> None:
+    """A vector died: its buffer goes back to the pool (every command that used it was
+    enqueued before any that will reuse it, on the runner's one in-order queue)."""
+    st.live_bytes -= size
+    pool.give(cls, buf)
+
+
+def _size_class(size: int) -> int:
+    """The allocation size of a vector's buffer: ``size`` rounded up to one of four sizes per
+    power of two (at most 25% more), so that vectors of nearby lengths reuse each other's
+    buffers (the lengths of a recursion's levels differ a little from call to call)."""
+    step = 1 << max(0, size.bit_length() - 3)
+    return -(-size // step) * step
+
+
+class _BufferPool:
+    """Buffers of dead vectors by size class, reused by later vectors instead of allocating
+    (allocating is not free: a GPU driver maps the memory, a CPU device's first touch faults
+    every page in).  Holds at most ``cap`` bytes; drained when an allocation fails."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.bytes = 0
+        self.free: dict[int, list] = {}
+
+    def take(self, cls: int) -> Any:
+        lst = self.free.get(cls)
+        if not lst:
+            return None
+        self.bytes -= cls
+        return lst.pop()
+
+    def give(self, cls: int, buf: Any) -> None:
+        if self.bytes + cls <= self.cap:
+            self.free.setdefault(cls, []).append(buf)
+            self.bytes += cls
+
+    def drain(self) -> None:
+        self.free.clear()
+        self.bytes = 0
 
 
 def _flat(v: Any) -> list:
