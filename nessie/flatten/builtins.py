@@ -40,8 +40,8 @@ A, B_ = ir.Var("a"), ir.Var("b")
 _BIN = {"+": "add", "-": "sub", "*": "mul", "max": "max", "min": "min", "==": "eq", "/=": "ne",
         "<": "lt", ">": "gt", "<=": "le", ">=": "ge", "and": "and", "or": "or", "xor": "xor",
         "nor": "nor", "nand": "nand", "lshift": "lshift", "rshift": "rshift", "log": "log",
-        "expt": "expt", "^": "pow"}
-_CHECKED_BIN = {"/": "div", "rem": "rem", "mod": "mod"}
+        "expt": "expt"}
+_CHECKED_BIN = {"/": "div", "rem": "rem", "mod": "mod", "^": "pow"}
 _UN = {"negate": "neg", "abs": "abs", "not": "not", "sqrt": "sqrt", "ln": "ln", "exp": "exp",
        "sin": "sin", "cos": "cos", "tan": "tan", "asin": "asin", "acos": "acos", "atan": "atan",
        "sinh": "sinh", "cosh": "cosh", "tanh": "tanh", "isqrt": "isqrt", "float": "to_float",
@@ -273,14 +273,25 @@ def _extreme_index(fl, e, sv, ctx, want_max: bool):
     op = thunk([("x1", bt), ("i1", INT), ("x2", bt), ("i2", INT)],
                ir.If(take2, ir.Tuple((x2, i2)), ir.Tuple((x1, i1))))
     _, ident, _ = _monoid(fl, "max_val" if want_max else "min_val", e.fun_type.arg.elem)
+
+    def key(x: ir.Exp, local: ir.Exp) -> ir.Exp:
+        """The value an element competes with.  The reference folds from the left (a later
+        element wins only when it is better than the best so far), so a NaN first element wins
+        and a later NaN never does; the operator is associative (a tree reduction gives the
+        same index) when a later NaN competes as -inf for max_index (+inf for min_index): it
+        then loses to every earlier element."""
+        if bt != FLOAT:
+            return x
+        worst = ir.Const(float("-inf") if want_max else float("inf"), FLOAT)
+        return ir.If(R.p("and", R.p("ne", x, x), R.p("ne", local, R.c_int(0))), worst, x)
     if ctx is None or is_uniform(sv):
         rep = uniform_rep(sv)
-        f = thunk([("i", INT)], ir.Tuple((R.idx(rep.e, I), I)))
+        f = thunk([("i", INT)], ir.Tuple((key(R.idx(rep.e, I), I), I)))
         _, r = b.soac(ir.Reduce(f, (ident, R.c_int(-1)), op, R.length(b, rep)), [bt, INT], "ext")
         return U(R.Scalar(r, INT))
     seg = materialise(b, sv, ctx, fl.tm, e.fun_type.arg)
     local = R.p("sub", I, R.idx(R.offs_of(seg.sd), R.idx(R.ids_of(seg.sd), I)))
-    f = thunk([("i", INT)], ir.Tuple((R.idx(seg.data.e, I), local)))
+    f = thunk([("i", INT)], ir.Tuple((key(R.idx(seg.data.e, I), local), local)))
     _, r = b.soac(ir.SegReduce(f, (ident, R.c_int(-1)), op, seg.sd), [VecT(bt), VecT(INT)], "ext")
     return L(R.Vec(r, INT), None)
 

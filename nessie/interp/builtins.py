@@ -661,6 +661,43 @@ def _sort_key(x):
     return (_nan(x), 0.0 if _nan(x) else x)
 
 
+def _has_nan(v) -> bool:
+    if type(v) is float:
+        return v != v
+    if isinstance(v, Seq):
+        return any(_has_nan(x) for x in v.items)
+    if isinstance(v, tuple):
+        return any(_has_nan(x) for x in v)
+    if isinstance(v, DataVal):
+        return any(_has_nan(x) for x in v.fields)
+    return False
+
+
+def _deq(a, b) -> bool:
+    """Deep equality of two NESL values as ``=`` compares their scalars: a NaN equals nothing,
+    not even itself (Python's container equality takes an object as equal to itself, so the
+    same NaN bound to a name would otherwise make ``eql([nan], [nan])`` true)."""
+    if isinstance(a, Seq):
+        return isinstance(b, Seq) and len(a.items) == len(b.items) and \
+            all(_deq(x, y) for x, y in zip(a.items, b.items))
+    if isinstance(a, tuple):
+        return isinstance(b, tuple) and len(a) == len(b) and all(_deq(x, y) for x, y in zip(a, b))
+    if isinstance(a, DataVal):
+        return isinstance(b, DataVal) and a.name == b.name and _deq(a.fields, b.fields)
+    return a == b
+
+
+class _Unequal:
+    """The grouping key of a value that contains a NaN: equal to no other key."""
+    __slots__ = ()
+
+
+def _eq_key(v):
+    """A dict/set key of a value under ``_deq``: the value itself, or, when it contains a
+    NaN (equal to nothing), a key of its own."""
+    return _Unequal() if _has_nan(v) else v
+
+
 def _zero(kind):
     return 0.0 if kind == "float" else 0
 
@@ -1117,7 +1154,10 @@ def _rank(s, ctx):
 @builtin("rank_down")
 def _rank_down(s, ctx):
     """Like ``rank`` for the stable descending sort (equal elements keep their order)."""
-    order = sorted(range(len(s)), key=s.items.__getitem__, reverse=True)
+    # NaNs last, as in the ascending rank (a total order; equal elements keep their order)
+    nans = [i for i, x in enumerate(s.items) if _nan(x)]
+    order = sorted((i for i, x in enumerate(s.items) if not _nan(x)),
+                   key=s.items.__getitem__, reverse=True) + nans
     out = [0] * len(s)
     for pos, i in enumerate(order):
         out[i] = pos
@@ -1125,10 +1165,12 @@ def _rank_down(s, ctx):
 
 
 def _collect(pairs: Seq) -> Seq:
-    groups: dict[Any, list[Any]] = {}
+    # a NaN key is a group of its own (it equals no key); NaN keys sort last
+    groups: dict[Any, tuple] = {}
     for k, v in pairs.items:
-        groups.setdefault(k, []).append(v)
-    return Seq(tuple((k, Seq(groups[k])) for k in sorted(groups)))
+        groups.setdefault(_eq_key(k), (k, []))[1].append(v)
+    return Seq(tuple((k, Seq(vs)) for k, vs in sorted(groups.values(),
+                                                      key=lambda g: _sort_key(g[0]))))
 
 
 @builtin("collect")
@@ -1149,7 +1191,7 @@ def _kth_smallest(arg, ctx):
     """``kth_smallest(s, k) = sort(s)[k]`` (``k`` zero-based)."""
     s, k = arg
     _check_index(ctx, k, len(s))
-    return sorted(s.items)[k]
+    return sorted(s.items, key=_sort_key)[k]
 
 
 @builtin("find")
@@ -1158,7 +1200,7 @@ def _find(arg, ctx):
     as ``eql``: ``find("b", ["a", "b"])`` is 1), or -1."""
     v, s = arg
     for i, x in enumerate(s.items):
-        if x == v:
+        if _deq(x, v):
             return i
     return -1
 
@@ -1169,19 +1211,21 @@ def _search_for_subseqs(arg, ctx):
     (every position ``0 .. #s - #w`` for an empty ``w``)."""
     w, s = arg
     m = len(w)
-    return Seq(tuple(i for i in range(len(s) - m + 1) if s.items[i:i + m] == w.items))
+    return Seq(tuple(i for i in range(len(s) - m + 1)
+                     if all(_deq(x, y) for x, y in zip(s.items[i:i + m], w.items))))
 
 
 def _first_occurrence(s: Seq) -> list[int]:
     seen: dict[Any, int] = {}
-    return [seen.setdefault(x, i) for i, x in enumerate(s.items)]
+    return [seen.setdefault(_eq_key(x), i) for i, x in enumerate(s.items)]
 
 
 def _last_occurrence(s: Seq) -> list[int]:
+    keys = [_eq_key(x) for x in s.items]
     last: dict[Any, int] = {}
-    for i, x in enumerate(s.items):
-        last[x] = i
-    return [last[x] for x in s.items]
+    for i, k in enumerate(keys):
+        last[k] = i
+    return [last[k] for k in keys]
 
 
 @builtin("mark_duplicates")
@@ -1225,8 +1269,8 @@ def _union(arg, ctx):
 def _intersection(arg, ctx):
     """Choice: the distinct values of ``a`` that occur in ``b``, in ``a``'s order."""
     a, b = arg
-    in_b = set(b.items)
-    return Seq(tuple(x for x in _distinct_first(a).items if x in in_b))
+    in_b = {_eq_key(x) for x in b.items}
+    return Seq(tuple(x for x in _distinct_first(a).items if _eq_key(x) in in_b))
 
 
 # --------------------------------------------------------------------------------------
@@ -1263,7 +1307,7 @@ def _median(s, ctx):
     """``median(s)``: the element of rank ``#s / 2`` (``kth_smallest(s, #s / 2)``)."""
     k = len(s) // 2
     _check_index(ctx, k, len(s))
-    return sorted(s.items)[k]
+    return sorted(s.items, key=_sort_key)[k]
 
 
 @builtin("previous")
@@ -1328,7 +1372,7 @@ def _cond_put(arg, ctx):
 def _eql(arg, ctx):
     """Deep structural equality of two values of the same type."""
     a, b = arg
-    return a == b
+    return _deq(a, b)
 
 
 def _structural_hash(v: Any) -> int:
