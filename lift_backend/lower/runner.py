@@ -777,7 +777,8 @@ class OpenCLRunner:
                 outs = [self.new_vec(n, dt) for dt in tau]
             if isinstance(s, ir.SegReduce):
                 self.launch(K("init"), min(sd.count, self.map_items), ctx + [L(sd.count)] + [o.buf for o in outs])
-            if P and self.c.strategy == "gpu" and ls.info.get("strided"):
+            strided = bool(P) and self.c.strategy == "gpu" and ls.info.get("strided")
+            if strided:
                 self.launch(K("strided"), P, ctx + [L(n), L(P)] + parts)
             elif P:
                 self.launch(K("chunks"), P, ctx + [L(n), L(P)] + parts + ([pstart] if seg else []) +
@@ -788,7 +789,8 @@ class OpenCLRunner:
                 # fold the P chunk results in P2 groups first (see soacs: fold / spread)
                 parts2 = [self._alloc(dt.itemsize * P2) for dt in tau]
                 pstart2 = [self._alloc(P2)] if seg else []
-                self.launch(K("fold"), P2, ctx + [L(P), L(P2)] + parts + ps + parts2 + pstart2)
+                self.launch(K("folds" if strided else "fold"), P2,
+                            ctx + [L(P), L(P2)] + parts + ps + parts2 + pstart2)
             if scan or seg:
                 # the carry kernel also runs with no chunk: it evaluates init, which the numpy
                 # runner evaluates (and may fail on) even when there is nothing to combine

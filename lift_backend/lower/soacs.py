@@ -581,6 +581,24 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
             b.kernel("strided", "mapGlb(0)(toGlobal(reduceSeq(op)) o reorderStride(P) o split(ceil(n/P))) $ generate(n)",
                      ["const long n", "const long P"] + _buf_params("part", tau), pstr)
 
+            # the strided plan's chunk results folded the same way (the operator commutes, so
+            # their order is free): group c2 folds the results c2, c2 + P2, ... (coalesced,
+            # where the contiguous groups of ``fold`` read 8 * P / P2 bytes apart)
+            def pfolds(gen):
+                gen.emit("const long c2 = get_global_id(0);")
+                gen.emit("if (c2 >= P2) return;")
+                acc = _decl_acc(gen, "acc", tau)
+                _assign(gen, acc, _val([f"part{j}[c2]" for j in range(len(tau))], tau))
+                gen.emit("for (long c = c2 + P2; c < P; c += P2) {")
+                _assign(gen, acc, b.op(gen, soac.op, _val(acc, tau),
+                                       _val([f"part{j}[c]" for j in range(len(tau))], tau)))
+                gen.emit("}")
+                for j in range(len(tau)):
+                    gen.emit(f"part2_{j}[c2] = acc{j};")
+            b.kernel("folds", "mapGlb(0)(toGlobal(reduceSeq(op)) o reorderStride(P2) o split(ceil(P/P2))) $ partials",
+                     ["const long P", "const long P2"] + _buf_params("part", tau, const=True) +
+                     _buf_params("part2_", tau), pfolds)
+
         # many chunks (GPU): the chunk results are first folded in P2 groups by P2 work-items,
         # the carry kernel runs over the P2 group results, and (scans) a spread pass gives each
         # chunk its carry-in -- no work-item walks all P chunk results alone

@@ -150,6 +150,32 @@ kernel void v_KF2_0_strided(
   part0[c] = acc0;
 }
 
+kernel void v_KF2_0_folds(
+    const int v_n2_0,
+    global const double* restrict v_v0,
+    long v_v0_n,
+    global const double* restrict v_v1,
+    long v_v1_n,
+    global int* err,
+    const int errbase,
+    const long P,
+    const long P2,
+    global const double* restrict part0,
+    global double* restrict part2_0)
+{
+  const long c2 = get_global_id(0);
+  if (c2 >= P2) return;
+  double acc0;
+  double t1 = part0[c2];
+  acc0 = t1;
+  for (long c = c2 + P2; c < P; c += P2) {
+  double t2 = (acc0 + part0[c]);
+  double t3 = t2;
+  acc0 = t3;
+  }
+  part2_0[c2] = acc0;
+}
+
 kernel void v_KF2_0_fold(
     const int v_n2_0,
     global const double* restrict v_v0,

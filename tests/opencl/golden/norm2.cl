@@ -178,6 +178,38 @@ kernel void v_KF1_0_strided(
   part1[c] = acc1;
 }
 
+kernel void v_KF1_0_folds(
+    global const int* restrict v_v0,
+    long v_v0_n,
+    global int* err,
+    const int errbase,
+    const long P,
+    const long P2,
+    global const int* restrict part0,
+    global const int* restrict part1,
+    global int* restrict part2_0,
+    global int* restrict part2_1)
+{
+  const long c2 = get_global_id(0);
+  if (c2 >= P2) return;
+  int acc0;
+  int acc1;
+  int t1 = part0[c2];
+  int t2 = part1[c2];
+  acc0 = t1;
+  acc1 = t2;
+  for (long c = c2 + P2; c < P; c += P2) {
+  int t3 = (int)((uint)acc0 + (uint)part0[c]);
+  int t4 = (int)((uint)acc1 + (uint)part1[c]);
+  int t5 = t3;
+  int t6 = t4;
+  acc0 = t5;
+  acc1 = t6;
+  }
+  part2_0[c2] = acc0;
+  part2_1[c2] = acc1;
+}
+
 kernel void v_KF1_0_fold(
     global const int* restrict v_v0,
     long v_v0_n,
