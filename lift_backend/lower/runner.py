@@ -292,6 +292,9 @@ class OpenCLRunner:
         #: (on a CPU a sequential pass over a few thousand lengths costs less than two more
         #: launches; on a GPU only when there is a single chunk anyway)
         self.small_seq = 0 if self.c.strategy == "gpu" else 16384
+        #: on a GPU, descriptors of at most this many segments are scanned in one launch by one
+        #: work-group (nz_sd_group: 256 work-items, 256 segments each), not in five
+        self.group_seq = 65536 if self.c.strategy == "gpu" and self.c.local > 1 else 0
         #: a filter of at most this many chunks has its chunk counts scanned on the host, in the
         #: synchronisation that reads its count (saves the offsets launch)
         self.host_scan = 256
@@ -1007,6 +1010,11 @@ class OpenCLRunner:
         if P == 1 or n <= self.small_seq:
             maxs = self._alloc(4)
             self.launch(self.s.nz_sd_small, 1, [lengths.buf, L(n), offs.buf, total, maxs, self.err, code])
+            return maxs, 1
+        if n <= self.group_seq:
+            maxs = self._alloc(4)
+            self.launch(self.s.nz_sd_group, self.c.local,
+                        [lengths.buf, L(n), offs.buf, total, maxs, self.err, code])
             return maxs, 1
         sums = self._alloc(8 * P)
         maxs = self._alloc(4 * P)

@@ -946,6 +946,30 @@ kernel void nz_sd_small(global const int* restrict lens, const long n, global in
   }
   total[0] = s; maxs[0] = m;
 }
+kernel void nz_sd_group(global const int* restrict lens, const long n, global int* restrict offs,
+                        global long* restrict total, global int* restrict maxs, global int* err,
+                        const int code) {
+  /* a whole descriptor in one launch by one work-group of at most 256 work-items (a GPU's
+     descriptors of a few thousand segments, which the chunked scan takes five launches for):
+     each work-item sums its block, one scans the block sums in local memory, each writes its
+     block's offsets; total, longest segment, negative lengths as nz_sd_small */
+  local long ls[256];
+  local int lm[256];
+  const int t = get_local_id(0), W = get_local_size(0);
+  const long lo = t * n / W, hi = (t + 1) * n / W;
+  long s = 0; int m = 0;
+  for (long i = lo; i < hi; i++) { int l = lens[i]; if (l < 0) atomic_min(err, code); s += l; m = max(m, l); }
+  ls[t] = s; lm[t] = m;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (t == 0) {
+    long acc = 0; int mm = 0;
+    for (int k = 0; k < W; k++) { long v = ls[k]; ls[k] = acc; acc += v; mm = max(mm, lm[k]); }
+    total[0] = acc; maxs[0] = mm;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  long o = ls[t];
+  for (long i = lo; i < hi; i++) { offs[i] = (int)o; o += lens[i]; }
+}
 kernel void nz_sd_carry(global long* restrict sums, const long P, global long* restrict total) {
   if (get_global_id(0) != 0) return;
   long s = 0;

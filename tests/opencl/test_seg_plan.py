@@ -107,3 +107,34 @@ def test_gpu_rows_in_local_memory_staged_and_not(runners, Soac):
         for r in gpu:
             del r.launch
     assert any(n.endswith("_rowsl") for n in launched), launched
+
+
+def test_one_work_group_descriptor_scan(runners):
+    """GPU strategy: a descriptor of up to ``group_seq`` segments is scanned by one work-group
+    in one launch (nz_sd_group) -- offsets, total, longest segment and a negative length as the
+    chunked scan gives them (on PoCL through the runner with the other strategy)."""
+    rng = np.random.default_rng(5)
+    assert any(r.group_seq for r in runners)      # the GPU-strategy runner has the plan
+    for r in runners:
+        if not r.group_seq:
+            continue
+        for n in (128, 255, 256, 257, 1000, 4099, r.group_seq):
+            a = rng.integers(0, 40, n).astype(np.int32)
+            a[rng.integers(0, n, max(1, n // 7))] = 0
+            launched = []
+            orig = r.launch
+            r.launch = lambda k, g, args, orig=orig: (launched.append(k.function_name), orig(k, g, args))
+            try:
+                sd = r.make_sd(r.upload(a), None)
+            finally:
+                del r.launch
+            assert launched == ["nz_sd_group"], (n, launched)
+            want = np.concatenate(([0], np.cumsum(a)[:-1]))
+            assert r.download(sd.offsets).tolist() == want.tolist()
+            assert (sd.total, sd.maxlen) == (int(a.sum()), int(a.max()))
+        a = np.ones(3000, np.int32)
+        a[2999] = -4
+        sd = r.make_sd(r.upload(a), None)
+        with pytest.raises(Exception, match="egative"):
+            r.sync()
+            sd.total
