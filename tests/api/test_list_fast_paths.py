@@ -12,6 +12,7 @@ import pytest
 
 from nessie import Segmented
 from nessie.api import load
+from test_columnar import same     # byte-identical results (floats bit for bit)
 
 SRC = """
 function shift(p) : [(float, float)] -> [(float, float)] = {(x + 1.0, y * 2.0) : (x, y) in p};
@@ -37,16 +38,6 @@ def m(request):
 @pytest.fixture(scope="module")
 def e():
     return load(SRC, backend="lcu", run_toplevel=False)
-
-
-def same(a, b) -> bool:
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, np.ndarray):
-        return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
-    if isinstance(a, (list, tuple)):
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
-    return a == b
 
 
 def test_list_of_tuples_as_the_array(m):
