@@ -4,6 +4,8 @@
   errors reported through the error buffer);
 * :mod:`.soacs` — each SOAC as one or more kernels (phases), each printed as the Lift expression
   it implements;
+* :mod:`.lift_map` — an element-wise MAP also as a real Lift program, compiled by the Lift
+  compiler's own stages (the runner launches it where every input has the map's length);
 * :mod:`.runner` — :class:`OpenCLRunner`, the kernel runner of ``lambda_cu.executor`` that keeps
   vectors on the device.
 
@@ -48,7 +50,11 @@ def print_lift(prog) -> str:
                        f"-- {len(ls.phases)} OpenCL kernel{'s' if len(ls.phases) != 1 else ''} "
                        f"(the plan launches those its sizes need)")
             for p in ls.phases:
-                out.append(f"    {p.name}: {p.lift}")
+                if "\n" in p.lift:     # a whole .lift program (lift_map.py)
+                    out.append(f"    {p.name}: compiled by the Lift compiler from")
+                    out += [f"      {line}".rstrip() for line in p.lift.splitlines()]
+                else:
+                    out.append(f"    {p.name}: {p.lift}")
             names = {"f": "f", "op": "op", "pred": "p", "idx": "g"}
             for fld in ls.soac.THUNK_FIELDS:
                 out.append(f"      where {names.get(fld, fld)} = {getattr(ls.soac, fld)}")

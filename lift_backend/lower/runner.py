@@ -169,6 +169,7 @@ class _Context:
         #: fixed work-group size: 1 on a CPU (each work-item loops over a block; a fixed size
         #: also means PoCL compiles each kernel once, not once per global size), 256 on a GPU
         self.local = 1 if self.strategy == "cpu" else min(256, device.max_work_group_size)
+        self.max_local = int(device.max_work_group_size)
         self.support = _Kernels(self.build(prelude(self.strategy) + SUPPORT))
 
     def profiling_queue(self):
@@ -451,10 +452,10 @@ class OpenCLRunner:
         return [o.view(np.bool_)[0] if s.dtype == np.bool_ else o[0] for o, s in zip(outs, ss)]
 
     # ------------------------------------------------------------------ launches
-    def launch(self, kern: Any, gsize: int, args: list) -> None:
+    def launch(self, kern: Any, gsize: int, args: list, local: int = 0) -> None:
         if gsize <= 0:
             return
-        loc = self.c.local
+        loc = min(local, self.c.max_local) if local else self.c.local
         g = -(-int(gsize) // loc) * loc
         # pyopencl's generic set_args inspects every argument (~40 us a launch); told the
         # scalar types once, it packs them in one call (~1 us): the signature is checked on every
@@ -471,6 +472,24 @@ class OpenCLRunner:
             self._events.append((kern.function_name, ev))
             if len(self._events) >= 4096:
                 self._collect_events()
+
+    def _launch_lift(self, kern: Any, lm: Any, host: list, kenv: dict, n: int,
+                     out: DVec) -> None:
+        """Launch a MAP's Lift kernel (``host``: the SOAC's context arguments)."""
+        args: list = []
+        for a in lm.args:
+            if a[0] == "vec":
+                args.append(kenv[a[1]].buf)
+            elif a[0] == "out":
+                args.append(out.buf)
+            elif a[0] == "size":
+                args.append(np.int32(n))
+            else:
+                args.append(host[a[1]])
+        if self.c.strategy == "cpu":
+            self.launch(kern, n, args, local=64)
+        else:
+            self.launch(kern, min(n, self.map_items), args)
 
     def _collect_events(self) -> None:
         if self._events:
@@ -764,6 +783,13 @@ class OpenCLRunner:
         G = min(n, self.map_items)
         if isinstance(s, ir.Map):
             outs = [self.new_vec(n, dt) for dt in tau]
+            lm = ls.info.get("lift")
+            if lm is not None and 0 < n <= _INT_MAX and all(kenv[v].n == n for v in lm.inputs):
+                # the kernel the Lift compiler wrote (lift_map.py): no input can be read out of
+                # bounds, so it has no checks; a CPU runs one element a work-item in work-groups
+                # of 64 (PoCL vectorises across them), a GPU strides as the hand-written loops do
+                self._launch_lift(K("lift"), lm, ctx, kenv, n, outs[0])
+                return outs
             self.launch(K("map"), G, ctx + [L(n)] + [o.buf for o in outs])
             return outs
         if isinstance(s, (ir.Reduce, ir.Scan, ir.SegReduce, ir.SegScan)):

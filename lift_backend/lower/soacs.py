@@ -308,6 +308,13 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
                 gen.emit(f"  out{j}[i] = {e};")
             gen.emit("}")
         b.kernel("map", "mapGlb(0)(toGlobal(f)) $ generate(n)", ["const long n"] + _buf_params("out", tau), body)
+        # an element-wise thunk is also a Lift program, compiled by the Lift compiler (the
+        # runner launches it where every input has the map's length: lift_map.py)
+        from .lift_map import lift_map
+        lm = lift_map(kname, soac, tenv, ctx)
+        if lm is not None:
+            b.phases.append(Phase(lm.name, lm.text(), lm.kernel.source))
+            info["lift"] = lm
 
     elif isinstance(soac, ir.Once):
         def body(gen):

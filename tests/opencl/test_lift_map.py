@@ -1,0 +1,100 @@
+"""Element-wise MAPs compiled by the Lift compiler (lift_backend/lower/lift_map.py): which MAPs
+become Lift programs, that the printed program is Lift the parser reads back and compiles to the
+same kernel, and that the runner's results (Lift kernel, or the checked hand-written kernel where
+an input is shorter than the map) equal the numpy runner's."""
+import numpy as np
+import pytest
+
+from lambda_cu.errors import MSG_BOUNDS
+from lambda_cu.ir import If, Let, Map, Tuple
+from lift_backend import compile_program, parse
+from lift_backend.lower import lower_program, print_lift
+from lift_backend.lower.runner import OpenCLRunner
+
+from .ocl_helpers import (BIG, BOOL, FLOAT, INT, INT64, ODD_SIZES, Index, L, Length, VecT, check,
+                          const, one, prim, th, var)
+
+pytestmark = pytest.mark.opencl
+
+i, x = var("i"), var("x")
+
+
+def axpy():
+    """``{ i => a * xs[i] + to_float(ys[i]) }``: two inputs, one host scalar."""
+    body = prim("add", prim("mul", var("a"), Index(var("xs"), i, L("m:1:1"))),
+                prim("to_float", Index(var("ys"), i, L("m:1:2"))))
+    return one(Map(th(("i", INT), body), Length(var("xs"), INT)),
+               [("xs", VecT(FLOAT)), ("ys", VecT(INT)), ("a", FLOAT)])
+
+
+def clamp_int():
+    """``{ i => let x = xs[i] in if x > k then x - k else to_long(x) }`` on ints: a let, an if
+    and wrapping arithmetic in the user function."""
+    body = Let((x,), Index(var("xs"), i, L("c:1:1")),
+               If(prim("gt", x, var("k")), prim("to_int", prim("sub", x, var("k")), ty=INT64),
+                  prim("to_int", prim("mul", x, const(3)), ty=INT64)))
+    return one(Map(th(("i", INT), body), Length(var("xs"), INT)),
+               [("xs", VecT(INT)), ("k", INT)])
+
+
+def lifted(prog):
+    return [ls for _, soacs in lower_program(prog).kernels for ls in soacs if "lift" in ls.info]
+
+
+def test_elementwise_maps_are_lift_programs():
+    for prog in (axpy(), clamp_int()):
+        (ls,) = lifted(prog)
+        lm = ls.info["lift"]
+        text = lm.text()
+        assert "mapGlb(0)(toGlobal(" in text and "userfun uf_" in text
+        # the printed program is Lift: parsed back, it compiles to the kernel the runner launches
+        lf = parse(text)
+        again = compile_program(lf.program(lm.name))
+        assert again.source == lm.kernel.source
+        assert [p.kind for p in lm.kernel.params][-2:] == ["output", "size"]
+        assert lm.name in print_lift(prog)
+
+
+def test_maps_that_are_not_lift_programs_yet():
+    # the index as a value, a computed subscript, a checked division, two results, bool data
+    bodies = [
+        (prim("add", Index(var("xs"), i), i), [("xs", VecT(INT))]),
+        (Index(var("xs"), prim("sub", Length(var("xs"), INT), prim("add", i, const(1)))), [("xs", VecT(INT))]),
+        (prim("div", Index(var("xs"), i), var("k"), loc=L("d:1:1")), [("xs", VecT(INT)), ("k", INT)]),
+        (Tuple((Index(var("xs"), i), Index(var("xs"), i))), [("xs", VecT(INT))]),
+        (prim("not", Index(var("bs"), i)), [("bs", VecT(BOOL))]),
+    ]
+    for body, params in bodies:
+        nres = 2 if isinstance(body, Tuple) else 1
+        prog = one(Map(th(("i", INT), body), Length(var(params[0][0]), INT)), params, nres=nres)
+        assert lifted(prog) == [], body
+
+
+@pytest.mark.parametrize("n", ODD_SIZES + (63, 64, 65, BIG))
+def test_lift_maps_equal_numpy(runners, n):
+    rng = np.random.default_rng(n)
+    xs = rng.standard_normal(n)
+    ys = rng.integers(-2**31, 2**31 - 1, n, dtype=np.int64).astype(np.int32)
+    rs = runners if n < BIG else runners[:1]
+    check(axpy(), rs, xs, ys, np.float64(-1.5), expect_error=False)
+    check(clamp_int(), rs, ys, np.int32(7), expect_error=False)
+
+
+def test_lift_kernel_is_what_runs():
+    r = OpenCLRunner(profile=True)
+    n = 10000
+    check(axpy(), [r], np.ones(n), np.arange(n, dtype=np.int32), np.float64(2.0), expect_error=False)
+    r._collect_events()
+    assert any(k.endswith("_lift") for k in r.stats.by_kernel), r.stats.by_kernel
+    assert not any(k.endswith("_map") for k in r.stats.by_kernel), r.stats.by_kernel
+
+
+def test_shorter_input_runs_the_checked_kernel(runners):
+    # ys shorter than the map: the Lift kernel (no checks) must not run; the checked kernel
+    # reports the subscript's location, as the numpy runner does
+    for m in (0, 3, 99):
+        assert check(axpy(), runners, np.ones(100), np.zeros(m, np.int32), np.float64(1.0),
+                     expect_error=True) == (L("m:1:2"), MSG_BOUNDS)
+    # a longer one is read at the map's indices only
+    check(axpy(), runners, np.ones(5), np.arange(9, dtype=np.int32), np.float64(1.0),
+          expect_error=False)
