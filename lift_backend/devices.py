@@ -159,3 +159,36 @@ def choose(spec=None, *, env: bool = True, fp64: bool = True):
 
 
 __all__ = ["NoUsableDevice", "choose", "list_devices", "probe"]
+
+
+class compiler_output_silenced:
+    """Around an OpenCL build: the compiler's own lines that some drivers print straight to the
+    process's standard error (PoCL's clang: "1 error generated.", "N warnings generated.") are
+    discarded; pyopencl's exception carries the build log of a failed build, which the callers
+    report as a located message.  File-descriptor level, since the driver writes to fd 2 from
+    C; when fd 2 cannot be duplicated (no such descriptor) nothing is redirected."""
+
+    def __enter__(self):
+        import sys
+        import tempfile
+        self._saved = None
+        try:
+            sys.stderr.flush()
+        except Exception:   # pragma: no cover - a closed or odd stderr
+            pass
+        try:
+            self._saved = os.dup(2)
+            self._sink = tempfile.TemporaryFile()
+            os.dup2(self._sink.fileno(), 2)
+        except OSError:
+            if self._saved is not None:
+                os.close(self._saved)
+            self._saved = None
+        return self
+
+    def __exit__(self, *exc):
+        if self._saved is not None:
+            os.dup2(self._saved, 2)
+            os.close(self._saved)
+            self._sink.close()
+        return False

@@ -38,6 +38,7 @@ from lambda_cu.errors import MSG_NEG_LENGTH, MSG_SCATTER_LENGTHS, NEGATIVE_SIZE,
 from lambda_cu.types import BoolT, CharT, FloatT, IntT, SegDesT, TupleT, Type, UnitT, VecT
 from lambda_cu.values import SegDes, dtype_of
 
+from ..devices import compiler_output_silenced
 from .cgen import LowerError, ctype, prelude
 from .soacs import SUPPORT, LoweredSoac, cname, lower_soac
 
@@ -186,7 +187,7 @@ class _Context:
             import warnings
             cl = self.cl
             try:
-                with warnings.catch_warnings():
+                with warnings.catch_warnings(), compiler_output_silenced():
                     warnings.simplefilter("ignore")
                     prg = cl.Program(self.ctx, src).build(options=["-cl-std=CL1.2"])
             except cl.RuntimeError as e:   # pragma: no cover - a lowering bug

@@ -7,7 +7,8 @@ code generation, each refusal located at the offending call).
    be distributed twice by nested maps (``mapGlb(0)`` in ``mapGlb(0)``, ``mapLcl(0)`` in
    ``mapLcl(0)``, ``mapWrg(0)`` in ``mapWrg(0)``: the inner map would only see the ids
    of the outer one), ``mapGlb`` is not mixed with ``mapWrg``/``mapLcl`` (either nesting),
-   and ``mapWrg`` is not nested in ``mapLcl``.
+   ``mapWrg`` is not nested in ``mapLcl``, and a ``mapLcl`` is nested in a ``mapWrg`` (else
+   every work-group would run the whole map).
 
 2. **No synchronisation across work-groups** (Lift paper §5.4: a kernel ends after a
    ``mapGlb``/``mapWrg``, since OpenCL cannot synchronise across work-groups).  The result of
@@ -188,6 +189,12 @@ class _Rules:
                 bad = "mapWrg cannot be nested in mapLcl (mapWrg must enclose mapLcl)"
             if bad:
                 raise LiftCompileError(bad, span)
+        if kind == "mapLcl" and not any(ok == "mapWrg" for ok, _ in outer):
+            # every work-group would run the whole map, each over the same data (and through
+            # the same global temporaries: a race between groups)
+            raise LiftCompileError("mapLcl must be nested in a mapWrg: it distributes the work-items "
+                                   "of one work-group, and without a mapWrg around it every "
+                                   "work-group would compute the whole map", span)
 
 
 class _Env:

@@ -26,6 +26,7 @@ import numpy as np
 from .. import arith as A
 from ..errors import LiftArgumentError, LiftRuntimeError
 from ..limits import INT_MAX
+from ..devices import compiler_output_silenced
 from ..opencl.compile import CompiledKernel, _dims, check_size_values, check_sizes
 from ..types import (ArrayType, ScalarType, TupleType, Type, VectorType, base_scalar, is_value,
                      numpy_dtype, shape_of, size_in_elements, subst_type)
@@ -71,7 +72,7 @@ class Runtime:
             raise LiftRuntimeError(f"the kernel uses double but the device {self.device.name} "
                                    f"does not support cl_khr_fp64")
         try:
-            with warnings.catch_warnings():
+            with warnings.catch_warnings(), compiler_output_silenced():
                 warnings.simplefilter("ignore")
                 prg = cl.Program(self.ctx, source).build()
         except cl.Error as ex:  # build failure: the first error of the log, where it is

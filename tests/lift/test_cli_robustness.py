@@ -550,3 +550,23 @@ def test_build_logs_with_spelling_notes_give_the_message():
     assert ex.message == ("OpenCL build failed on dev: passing 'float4' to parameter of incompatible type "
                           "'float' (at `return vload4(0, x);`)")
     assert ex.function == "id" and ex.c_line == 2
+
+
+def test_build_failure_prints_only_the_located_error(tmp_path):
+    # PoCL's clang writes "1 error generated." to the process's stderr (fd 2) from C; the CLI's
+    # standard error must hold the located message alone (a hunt found the stray lines)
+    import subprocess
+    import sys
+    p = tmp_path / "bad.lift"
+    p.write_text("userfun bad(a: float): float { return a +* ; }\n"
+                 "program p(x: [float]N) = mapGlb(0)(bad) $ x\n")
+    np.save(tmp_path / "x.npy", np.arange(16, dtype=np.float32))
+    r = subprocess.run([sys.executable, "-m", "lift_backend", "run", str(p), "--arg",
+                        f"x={tmp_path / 'x.npy'}", "--global", "8", "--out", str(tmp_path / "o.npy")],
+                       capture_output=True, text=True, timeout=300,
+                       env={**os.environ, "POCL_CACHE_DIR": str(tmp_path / "pocl")})
+    assert r.returncode == 1
+    lines = r.stderr.splitlines()
+    assert len(lines) == 3, r.stderr
+    assert lines[0].startswith(f"{p}:1:1: error: OpenCL build failed") and "in user function bad" in lines[0]
+    assert lines[2].strip() == "^"

@@ -127,6 +127,14 @@ def test_element_wise_stages_run(runtime, text, expect):
      "mapLcl cannot be nested in mapGlb (use mapWrg)"),
     ("program p(x: [[[[float]L]K]M]N) = mapWrg(0)(mapLcl(0)(mapWrg(1)(mapLcl(1)(id)))) $ x", "1:35",
      "mapWrg cannot be nested in mapLcl"),
+    # a mapLcl outside every mapWrg: each work-group would run the whole map (a hunt found the
+    # groups racing on an iterate's global temporaries: wrong results, exit status 0)
+    ("program p(x: [float]N) = mapLcl(0)(id) $ x", "1:26", "mapLcl must be nested in a mapWrg"),
+    ("userfun inc(a: float): float { return a + 1.0f; }\n"
+     "program p(x: [float]N) = mapLcl(0)(id) o iterate(5)(mapLcl(0)(inc) o gather(reverse)) "
+     "o mapLcl(0)(id) $ x", "2:89", "mapLcl must be nested in a mapWrg"),
+    ("program p(x: [[float]M]N) = mapSeq(mapLcl(0)(id)) $ x", "1:29",
+     "mapLcl must be nested in a mapWrg"),
 ])
 def test_nesting_the_same_dimension_is_refused(text, where, msg):
     at, m = refused(text)
