@@ -18,8 +18,9 @@ phase of the same SOAC, so a subscript out of bounds is still reported at its lo
 What is not yet a Lift program (the hand-written phase runs): thunks that use the index as a
 value or read a vector at a computed index (Lift has no index-space generator or access view
 with an index expression yet), thunks with a failing site (a checked division: user functions
-cannot reach the error buffer), several results, and ``bool``/``char`` data (Lift has no
-``uchar``).
+cannot reach the error buffer) and several results (Lift writes a tuple result as one array
+of structs).  λcu ``bool`` is Lift's ``bool`` (a ``uchar`` in C); λcu ``char`` (codes 0..255) is
+Lift's ``char``, read through ``uchar`` in the user function.
 """
 from __future__ import annotations
 
@@ -28,11 +29,11 @@ from dataclasses import dataclass
 from typing import Optional
 
 from lambda_cu import ir
-from lambda_cu.types import FloatT, IntT, Type, VecT
+from lambda_cu.types import BoolT, CharT, FloatT, IntT, Type, VecT
 
 from .cgen import CGen, LowerError, Sites, Val, comps
 
-# element types a Lift program can carry for λcu (λcu bool and char are uchar buffers)
+# element types a Lift program can carry for λcu (λcu bool and char are byte buffers: below)
 _LIFT_SCALAR = {("int", 32): "int", ("int", 64): "long", ("float", 64): "double"}
 
 
@@ -41,7 +42,17 @@ def _lift_scalar(t: Type) -> Optional[str]:
         return _LIFT_SCALAR.get(("int", t.width))
     if isinstance(t, FloatT):
         return "double"
+    if isinstance(t, BoolT):
+        return "bool"       # a uchar in Lift's C, as in λcu's buffers
+    if isinstance(t, CharT):
+        return "char"       # Lift's char is C's (signed) char: read back as uchar (_c_value)
     return None
+
+
+def _c_value(name: str, t: Type) -> str:
+    """The C value of a user-function parameter as the thunk's C sees it: λcu chars are
+    unsigned (codes 0..255), Lift's are C chars, so they are read through ``uchar``."""
+    return f"((uchar){name})" if isinstance(t, CharT) else name
 
 
 @dataclass(frozen=True)
@@ -142,7 +153,7 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx) -> Optional[LiftMap]:
     env: dict = {}
     uparams: list = []           # (C name, lift scalar type)
     for k, (name, elem) in enumerate(ins):
-        env[reads[name]] = Val([f"x{k}"], [elem], elem)
+        env[reads[name]] = Val([_c_value(f"x{k}", elem)], [elem], elem)
         uparams.append((f"x{k}", _lift_scalar(elem)))
     scal: list = []              # (lift param name, index into ctx.params)
     for name in sorted(host):
@@ -154,7 +165,7 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx) -> Optional[LiftMap]:
                 return None
             cn = f"s{len(scal)}"
             scal.append((cn, j, lt))
-            names.append(cn)
+            names.append(_c_value(cn, ct))
         env[name] = Val(names, list(v.types), v.ty)
     sites = Sites()
     gen = CGen({}, sites, indent="  ")

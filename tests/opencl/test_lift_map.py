@@ -37,6 +37,20 @@ def clamp_int():
                [("xs", VecT(INT)), ("k", INT)])
 
 
+def chars():
+    """``{ i => (if bs[i] then cs[i] else c, ...)}`` as two MAPs: a char result from bool and
+    char inputs and a char scalar, and a bool result comparing chars (codes above 127 must
+    compare as unsigned: Lift's char is C's signed char)."""
+    from lambda_cu.ir import KBind, Kernel, Program
+    from lambda_cu.types import CHAR as C
+    pick = Map(th(("i", INT), If(Index(var("bs"), i), Index(var("cs"), i), var("c"))),
+               Length(var("cs"), INT))
+    above = Map(th(("i", INT), prim("gt", Index(var("cs"), i), var("c"))), Length(var("cs"), INT))
+    from .ocl_helpers import kernel
+    return Program((kernel("K", [("bs", VecT(BOOL)), ("cs", VecT(C)), ("c", C)],
+                           [("r0", pick), ("r1", above)], ["r0", "r1"]),))
+
+
 def lifted(prog):
     return [ls for _, soacs in lower_program(prog).kernels for ls in soacs if "lift" in ls.info]
 
@@ -62,7 +76,6 @@ def test_maps_that_are_not_lift_programs_yet():
         (Index(var("xs"), prim("sub", Length(var("xs"), INT), prim("add", i, const(1)))), [("xs", VecT(INT))]),
         (prim("div", Index(var("xs"), i), var("k"), loc=L("d:1:1")), [("xs", VecT(INT)), ("k", INT)]),
         (Tuple((Index(var("xs"), i), Index(var("xs"), i))), [("xs", VecT(INT))]),
-        (prim("not", Index(var("bs"), i)), [("bs", VecT(BOOL))]),
     ]
     for body, params in bodies:
         nres = 2 if isinstance(body, Tuple) else 1
@@ -78,6 +91,13 @@ def test_lift_maps_equal_numpy(runners, n):
     rs = runners if n < BIG else runners[:1]
     check(axpy(), rs, xs, ys, np.float64(-1.5), expect_error=False)
     check(clamp_int(), rs, ys, np.int32(7), expect_error=False)
+    bs = rng.integers(0, 2, n).astype(np.bool_)
+    cs = rng.integers(0, 256, n).astype(np.uint8)
+    check(chars(), rs, bs, cs, np.uint8(130), expect_error=False)
+
+
+def test_bool_and_char_maps_are_lift_programs():
+    assert len(lifted(chars())) == 2
 
 
 def test_lift_kernel_is_what_runs():
