@@ -256,6 +256,10 @@ class Runtime:
                                    f"(index {index}, length {length})", chk.span if chk else None)
         rt = subst_type(kernel.result_type, {v: A.Cst(env[v.name]) for v in kernel.typed.size_vars
                                              if v.name in env})
+        if base_scalar(rt) == ScalarType("bool"):
+            # bools live as uchar on the device; the result is a numpy bool array (any non-zero
+            # byte a user function stored is true, as in C)
+            out = out != 0
         shape = shape_of(rt)
         if shape is not None and int(np.prod(shape)) == out.size:
             out = out.reshape(shape)

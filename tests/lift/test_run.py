@@ -141,3 +141,18 @@ def test_two_iterates(runtime):
     k, out = run(runtime, "dot.lift", "twoIterates", {"x": x}, 16 * 3, 16, compile_launch=False)
     np.testing.assert_allclose(out, x.reshape(-1, 16).sum(1), rtol=1e-5)
     assert "local float* src2 = src1;" in k.source
+
+
+def test_bool_results_are_numpy_bools(runtime):
+    # bools are uchar on the device; a [bool] result comes back as a numpy bool array (a hunt
+    # found uint8), any non-zero byte true
+    from lift_backend import parse
+    lf = parse("userfun notb(a: bool): bool { return !a; }\n"
+               "userfun two(a: bool): bool { return a ? 2 : 0; }\n"
+               "program boolNot(a: [bool]N) = mapGlb(0)(notb) $ a\n"
+               "program boolTwo(a: [bool]N) = mapGlb(0)(two) $ a\n")
+    a = rng.integers(0, 2, 37).astype(np.bool_)
+    out = runtime.run(compile_program(lf.program("boolNot")), {"a": a}, global_size=8)
+    assert out.dtype == np.bool_ and np.array_equal(out, ~a)
+    out = runtime.run(compile_program(lf.program("boolTwo")), {"a": a}, global_size=8)
+    assert out.dtype == np.bool_ and np.array_equal(out, a)
