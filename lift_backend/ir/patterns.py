@@ -5,7 +5,8 @@ reduceSeq), ``Iterate``, ``Id`` (the identity user function), ``MapVec``.
 Data layout (views, no memory): ``Split``, ``Join``, ``Gather``, ``Scatter``, ``Zip``, ``Get``,
 ``Slide``, ``Pad``, ``Transpose``, ``AsVector``, ``AsScalar``, ``Slice`` and the patterns for
 segmented data: ``GatherIdx`` (data-dependent gather ``out[k] = v[idx[k]]``),
-``SplitOffsets`` (row ``i`` spans ``offsets[i] .. offsets[i+1]``) and ``Partition(n, f)``.
+``SplitOffsets`` (row ``i`` spans ``offsets[i] .. offsets[i+1]``) and ``Partition(n, f)``;
+``Generate(n)``, the index space ``0 .. n-1`` as an array (a view without memory).
 Address spaces: ``ToGlobal``, ``ToLocal``, ``ToPrivate``.
 
 Index functions for gather/scatter/partition: ``IndexLambda`` (``\\i -> i / M + ...``),
@@ -222,6 +223,16 @@ class GatherIdx(LayoutPattern):
     """``gatherIdx(idx, v)[k] = v[idx[k]]`` with ``idx`` read from memory (a view)."""
     name = "gatherIdx"
     arity = 2
+
+
+@dataclass(frozen=True)
+class Generate(LayoutPattern):
+    """``generate(n)``: the index space ``[0, 1, ..., n-1]`` of type ``[int]_n`` as a view (no
+    memory: reading element ``k`` gives ``k``).  It is what a map over positions maps over (the
+    λcu lowering's pull thunks ``{ i => ... }`` that use their index as a value)."""
+    n: AExpr
+    name = "generate"
+    arity = 0
 
 
 @dataclass(frozen=True)

@@ -1,26 +1,28 @@
 """Element-wise MAPs as Lift programs, compiled by the Lift compiler's own stages.
 
 A λcu ``MAP {i => e using vs}`` whose thunk reads its vectors only at the map's own index
-(``v[i]``), never uses ``i`` otherwise and cannot fail, is the Lift program
+(``v[i]``) and cannot fail is the Lift program
 
     userfun uf(x0: t0, ..., s0: u0, ...): t { <e as C> }
     program K(v0: [t0]N, ..., s0: u0, ...) =
-      mapGlb(0)(toGlobal(\\t -> uf(t._0, ..., s0, ...))) $ zip(v0, ...)
+      mapGlb(0)(toGlobal(\\t -> uf(t._0, ..., s0, ...))) $ zip(v0, ..., generate(N))
 
-(``zip`` only for two vectors or more).  It is built with :mod:`lift_backend.ir.builders` and
-compiled by :func:`lift_backend.compile_program` (types, address spaces, memory, control flow,
-barriers, views, code generation): the lowering decides the strategy (``mapGlb`` over the
-zipped inputs), the Lift compiler writes the kernel.  The runner launches it when every input
+where ``generate(N)`` (the index space, a view without memory) is zipped in when the thunk uses
+``i`` as a value, and is the only input of a map that reads no vector (``zip`` only for two
+inputs or more).  It is built with :mod:`lift_backend.ir.builders` and compiled by
+:func:`lift_backend.compile_program` (types, address spaces, memory, control flow, barriers,
+views, code generation): the lowering decides the strategy (``mapGlb`` over the zipped
+inputs), the Lift compiler writes the kernel.  The runner launches it when every input vector
 has the map's length and that length is between 1 and ``INT_MAX`` (Lift's arrays are not empty
 and its kernels index with ``int``); otherwise it launches the checked hand-written ``map``
 phase of the same SOAC, so a subscript out of bounds is still reported at its location.
 
-What is not yet a Lift program (the hand-written phase runs): thunks that use the index as a
-value or read a vector at a computed index (Lift has no index-space generator or access view
-with an index expression yet), thunks with a failing site (a checked division: user functions
-cannot reach the error buffer) and several results (Lift writes a tuple result as one array
-of structs).  λcu ``bool`` is Lift's ``bool`` (a ``uchar`` in C); λcu ``char`` (codes 0..255) is
-Lift's ``char``, read through ``uchar`` in the user function.
+What is not yet a Lift program (the hand-written phase runs): thunks that read a vector at a
+computed index (Lift has no access view with an index expression yet), thunks with a failing
+site (a checked division: user functions cannot reach the error buffer) and several results
+(Lift writes a tuple result as one array of structs).  λcu ``bool`` is Lift's ``bool`` (a
+``uchar`` in C); λcu ``char`` (codes 0..255) is Lift's ``char``, read through ``uchar`` in the
+user function.
 """
 from __future__ import annotations
 
@@ -47,6 +49,10 @@ def _lift_scalar(t: Type) -> Optional[str]:
     if isinstance(t, CharT):
         return "char"       # Lift's char is C's (signed) char: read back as uchar (_c_value)
     return None
+
+
+def _c_int(t: IntT) -> str:
+    return "int" if t.width == 32 else "long"
 
 
 def _c_value(name: str, t: Type) -> str:
@@ -79,10 +85,16 @@ class _NotElementwise(Exception):
     pass
 
 
+#: the key of ``reads`` (see :func:`_elementwise`) for the map's index used as a value (no λcu
+#: variable has an empty name)
+INDEX = ""
+
+
 def _elementwise(body: ir.Exp, i: str, reads: dict) -> ir.Exp:
-    """``body`` with every ``v[i]`` replaced by a fresh variable (``reads``: vector name ->
-    variable name); raises :class:`_NotElementwise` when ``i`` is used otherwise, another
-    subscript, length or segment field is read, or ``i`` is shadowed."""
+    """``body`` with every ``v[i]`` and every other use of ``i`` replaced by a fresh variable
+    (``reads``: vector name, or :data:`INDEX` for ``i`` itself -> variable name); raises
+    :class:`_NotElementwise` when another subscript, a length or a segment field is read, or
+    ``i`` is shadowed."""
     if isinstance(body, ir.Index):
         if isinstance(body.vec, ir.Var) and isinstance(body.idx, ir.Var) and body.idx.name == i:
             v = reads.setdefault(body.vec.name, f"%lift{len(reads)}")
@@ -91,8 +103,8 @@ def _elementwise(body: ir.Exp, i: str, reads: dict) -> ir.Exp:
     if isinstance(body, (ir.Length, ir.SegVec)):
         raise _NotElementwise
     if isinstance(body, ir.Var):
-        if body.name == i:
-            raise _NotElementwise
+        if body.name == i:      # the index as a value: an element of generate(N)
+            return ir.Var(reads.setdefault(INDEX, f"%lift{len(reads)}"))
         return body
     if isinstance(body, ir.Let) and any(v.name == i for v in body.vars):
         raise _NotElementwise
@@ -120,7 +132,7 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx) -> Optional[LiftMap]:
     from ..errors import LiftError
     from ..ir.builders import lam, mapGlb, program, toGlobal, userfun, zip_
     from ..ir.expr import FunCall
-    from ..ir.patterns import Get
+    from ..ir.patterns import Generate, Get
     from ..types import ArrayType, ScalarType
     from ..arith import size_var
 
@@ -133,9 +145,15 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx) -> Optional[LiftMap]:
     except _NotElementwise:
         return None
     if not reads:
-        return None     # a constant or index-valued map: needs an index-space generator
-    ins = []
+        reads[INDEX] = "%lift0"     # a constant map: over generate(N), its element unused
+    ins = []                        # (λcu vector name or INDEX, element type)
     for name in reads:
+        if name == INDEX:
+            it = f.params[0].ty
+            if not isinstance(it, IntT):
+                return None
+            ins.append((INDEX, it))
+            continue
         t = tenv.get(name)
         if not isinstance(t, VecT) or _lift_scalar(t.elem) is None:
             return None
@@ -153,6 +171,11 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx) -> Optional[LiftMap]:
     env: dict = {}
     uparams: list = []           # (C name, lift scalar type)
     for k, (name, elem) in enumerate(ins):
+        if name == INDEX:
+            # generate(N) gives int indices (the runner launches only while N <= INT_MAX)
+            env[reads[name]] = Val([f"(({_c_int(elem)})x{k})"], [elem], elem)
+            uparams.append((f"x{k}", "int"))
+            continue
         env[reads[name]] = Val([_c_value(f"x{k}", elem)], [elem], elem)
         uparams.append((f"x{k}", _lift_scalar(elem)))
     scal: list = []              # (lift param name, index into ctx.params)
@@ -180,11 +203,13 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx) -> Optional[LiftMap]:
     src = "\n".join(gen.lines + [f"  return {out.exprs[0]};"])
     uf = userfun(f"uf_{kname}", [(n, ScalarType(t)) for n, t in uparams], ret, "\n" + src + "\n")
     N = size_var("N")
-    vec_params = [(f"v{k}", ArrayType(ScalarType(_lift_scalar(e)), N)) for k, (_, e) in enumerate(ins)]
+    vecs = [(k, name, e) for k, (name, e) in enumerate(ins) if name != INDEX]
+    vec_params = [(f"v{k}", ArrayType(ScalarType(_lift_scalar(e)), N)) for k, _, e in vecs]
     sc_params = [(cn, ScalarType(lt)) for cn, _, lt in scal]
 
     def body_of(*ps):
-        vs, ss = ps[:len(ins)], ps[len(ins):]
+        given, ss = iter(ps[:len(vecs)]), ps[len(vecs):]
+        vs = [FunCall(Generate(N), ()) if name == INDEX else next(given) for name, _ in ins]
         if len(vs) == 1:
             fn = uf if not ss else lam(lambda x: FunCall(uf, (x,) + tuple(ss)), ["x"])
             data = vs[0]
@@ -200,7 +225,7 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx) -> Optional[LiftMap]:
     except LiftError as e:      # pragma: no cover - a lowering bug, shown by the tests
         raise LowerError(f"the Lift compiler refused the MAP of {kname}: {e}") from None
     args = []
-    byname = {f"v{k}": ("vec", name) for k, (name, _) in enumerate(ins)}
+    byname = {f"v{k}": ("vec", name) for k, name, _ in vecs}
     byname.update({cn: ("host", j) for cn, j, _ in scal})
     for kp in kern.params:
         if kp.kind == "output":
@@ -211,4 +236,4 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx) -> Optional[LiftMap]:
             args.append(byname[kp.name])
         else:   # pragma: no cover - a lowering bug
             raise LowerError(f"the Lift kernel of {kname} has an unexpected parameter {kp}")
-    return LiftMap(prog, kern, tuple(n for n, _ in ins), tuple(args))
+    return LiftMap(prog, kern, tuple(name for _, name, _ in vecs), tuple(args))

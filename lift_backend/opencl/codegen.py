@@ -26,7 +26,7 @@ from ..memory.alloc import Allocation, Memory
 from ..types import (ArrayType, ScalarType, TupleType, Type, VectorType, c_type_name, is_value,
                      uses_double)
 from ..types.infer import ArrayRef, TypedProgram
-from ..views import (CondAccess, ConstAccess, MemAccess, MemView, TupleBuild, ValueAccess, ValueView, VectorBuild,
+from ..views import (CondAccess, ConstAccess, IndexAccess, MemAccess, MemView, TupleBuild, ValueAccess, ValueView, VectorBuild,
                      View, access, consume, layout_view, output_view, view_text)
 from ..views.views import BoundsCheck, WideIndex
 from . import cast as C
@@ -293,6 +293,8 @@ class CodeGen:
             return f"({self.cond_c(acc.cond)} ? {self.access_text(acc.then)} : {self.access_text(acc.els)})"
         if isinstance(acc, ConstAccess):
             return c_literal(acc.literal)
+        if isinstance(acc, IndexAccess):
+            return f"((int)({self.c(self.finalize(acc.index))}))"
         if isinstance(acc, TupleBuild):
             name = self.ctype(acc.type)
             return f"({name}){{{', '.join(self.access_text(p) for p in acc.parts)}}}"

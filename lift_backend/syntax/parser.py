@@ -9,7 +9,7 @@ juxtaposition with parentheses)::
     expr     ::= comp ['$' expr]
     comp     ::= app {'o' app}
     app      ::= atom {'(' [expr {',' expr}] ')' | '.' '_'INT}
-    atom     ::= NAME | literal | '(' expr ')' | '\\' NAME+ '->' expr | pattern
+    atom     ::= NAME | literal | '(' expr ')' | '\\' NAME+ '->' expr | pattern | 'generate' '(' arith ')'
     type     ::= scalar | scalarN | '(' type ',' type {',' type} ')' | '[' type ']' size
                | '[' NAME '->' type ']' size
     size     ::= INT | NAME | '(' arith ')'
@@ -43,7 +43,7 @@ FUNCTION_PATTERNS = {
     "map", "mapSeq", "mapGlb", "mapWrg", "mapLcl", "reduce", "reduceSeq", "iterate", "split",
     "join", "gather", "scatter", "zip", "get", "slide", "pad", "transpose", "id", "toGlobal",
     "toLocal", "toPrivate", "asVector", "asScalar", "mapVec", "slice", "gatherIdx",
-    "splitOffsets", "partition",
+    "splitOffsets", "partition", "generate",
 }
 
 
@@ -653,6 +653,10 @@ class Parser:
             return P.GatherIdx()
         if n == "splitOffsets":
             return P.SplitOffsets()
+        if n == "generate":
+            # a value (an array without memory), not a function: generate(N) is the array
+            (k,) = self.static_args(ar, 1)
+            return FunCall(P.Generate(k), (), span=self.span(t))
         if n == "partition":
             self.expect("(")
             k = ar()

@@ -166,6 +166,8 @@ def expr_text(e: Expr, prec: int = 1) -> str:
         if isinstance(f, P.Get) and len(e.args) == 1:
             inner = expr_text(e.args[0], 2)
             return f"{inner}._{f.i}"
+        if isinstance(f, P.Generate) and not e.args:
+            return f"generate({arith_text(f.n)})"
         if isinstance(f, Lambda) and len(e.args) == 1:
             chain = composition_chain(f)
             if chain is not None and len(chain) >= 2 and prec == 0:

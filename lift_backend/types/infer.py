@@ -539,6 +539,11 @@ class _Inferer:
             self.at_least("slice", at.length, stop, f"the end {A.to_text(stop)} must not be beyond the "
                                                     f"length {A.to_text(at.length)}", subject_b=True)
             return ArrayType(at.elem, A.sub(stop, start))
+        if isinstance(f, P.Generate):
+            n = self.resolve(f.n, env)
+            st["n"] = n
+            self.at_least(f"generate({A.to_text(n)})", n, A.ZERO, "the length must not be negative")
+            return ArrayType(Int, n)
         if isinstance(f, P.GatherIdx):
             it = self.array(argts[0], "gatherIdx", 1)
             vt = self.regular(self.array(argts[1], "gatherIdx", 2), "gatherIdx")

@@ -15,7 +15,7 @@ from .. import arith as A
 from ..errors import LiftCompileError, Span
 from ..ir import patterns as P
 from ..types import ArrayType, TupleType, Type, VectorType
-from .views import (AccessView, AsScalarView, AsVectorView, BoundsCheck, GatherIdxView, JoinView,
+from .views import (AccessView, AsScalarView, AsVectorView, BoundsCheck, GatherIdxView, GenerateView, JoinView,
                     MemView, NestView, OffsetView, PadView, ReorderView, SlideView, SplitView,
                     TransposeView, TupleAccessView, View, ZipView, index_fun_in_range, index_fun_width)
 
@@ -99,6 +99,8 @@ def layout_view(f: P.LayoutPattern, args: Sequence[View], result_type: Type,
         return AsScalarView(args[0], args[0].type.elem.width, result_type)
     if isinstance(f, P.Slice):
         return OffsetView(args[0], static["start"], result_type)
+    if isinstance(f, P.Generate):
+        return GenerateView(result_type)
     if isinstance(f, P.GatherIdx):
         pt = args[1].type
         return GatherIdxView(args[1], args[0], result_type, BoundsCheck("gatherIdx", span, pt.length))

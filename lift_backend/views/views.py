@@ -298,6 +298,18 @@ class GatherIdxView(View):
 
 # ------------------------------------------------------------------------------- accesses
 
+@dataclass(frozen=True, eq=False)
+class GenerateView(View):
+    """``generate(n)``: reading element ``k`` gives ``k`` (no memory)."""
+    type: Type
+
+
+@dataclass(frozen=True)
+class IndexAccess:
+    """The value of an index: what reading ``generate(n)`` at ``index`` gives."""
+    index: AExpr
+
+
 @dataclass(frozen=True)
 class MemAccess:
     """``mem[index]`` (``index`` in elements of the memory), then tuple ``fields``; a vector
@@ -498,6 +510,10 @@ def _consume(v: View, arr: List[AExpr], tup: List[int], extra: AExpr, width: int
             v = v.parents[tup.pop(0)]
         elif isinstance(v, ValueView):
             return ValueAccess(v.mem, v.expr, tuple(tup))
+        elif isinstance(v, GenerateView):
+            if len(arr) != 1 or tup or extra != A.ZERO or width != 1:   # pragma: no cover
+                raise LiftCompileError("internal: generate read as a nested, tuple or vector array")
+            return IndexAccess(arr[0])
         elif isinstance(v, MemView):
             idxs = [d.var for d in v.outer if d.replicated]
             from ..memory.alloc import memory_type
@@ -529,6 +545,9 @@ def view_text(v: View) -> str:
             break
         if isinstance(v, ZipView):
             parts.append("Zip(" + ", ".join(view_text(p) for p in v.parents) + ")")
+            break
+        if isinstance(v, GenerateView):
+            parts.append(f"Generate({A.to_text(v.type.length)})")
             break
         if isinstance(v, AccessView):
             parts.append(f"Access({A.to_text(v.index)})")

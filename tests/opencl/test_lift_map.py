@@ -51,28 +51,44 @@ def chars():
                            [("r0", pick), ("r1", above)], ["r0", "r1"]),))
 
 
+def index_maps():
+    """Maps over the index space (``generate(N)`` in Lift): the index as a value next to a
+    read, a long index, and a constant map that reads nothing."""
+    from lambda_cu.ir import Program
+    from .ocl_helpers import kernel
+    j = var("j")
+    mixed = Map(th(("i", INT), prim("add", Index(var("xs"), i), prim("mul", i, const(3)))),
+                Length(var("xs"), INT))
+    wide = Map(th(("j", INT64), prim("sub", j, prim("to_int", var("k"), ty=INT64))), Length(var("xs"), INT64))
+    konst = Map(th(("i", INT), const(0.25)), var("k"))
+    return Program((kernel("K", [("xs", VecT(INT)), ("k", INT)],
+                           [("r0", mixed), ("r1", wide), ("r2", konst)], ["r0", "r1", "r2"]),))
+
+
 def lifted(prog):
     return [ls for _, soacs in lower_program(prog).kernels for ls in soacs if "lift" in ls.info]
 
 
 def test_elementwise_maps_are_lift_programs():
-    for prog in (axpy(), clamp_int()):
-        (ls,) = lifted(prog)
-        lm = ls.info["lift"]
-        text = lm.text()
-        assert "mapGlb(0)(toGlobal(" in text and "userfun uf_" in text
-        # the printed program is Lift: parsed back, it compiles to the kernel the runner launches
-        lf = parse(text)
-        again = compile_program(lf.program(lm.name))
-        assert again.source == lm.kernel.source
-        assert [p.kind for p in lm.kernel.params][-2:] == ["output", "size"]
-        assert lm.name in print_lift(prog)
+    progs = (axpy(), clamp_int(), chars(), index_maps())
+    assert [len(lifted(p)) for p in progs] == [1, 1, 2, 3]
+    for prog in progs:
+        for ls in lifted(prog):
+            lm = ls.info["lift"]
+            text = lm.text()
+            assert "mapGlb(0)(toGlobal(" in text and "userfun uf_" in text
+            # the printed program is Lift: parsed back, it compiles to the kernel the runner
+            # launches
+            lf = parse(text)
+            again = compile_program(lf.program(lm.name))
+            assert again.source == lm.kernel.source
+            assert [p.kind for p in lm.kernel.params][-2:] == ["output", "size"]
+            assert lm.name in print_lift(prog)
 
 
 def test_maps_that_are_not_lift_programs_yet():
-    # the index as a value, a computed subscript, a checked division, two results, bool data
+    # a computed subscript, a checked division, two results
     bodies = [
-        (prim("add", Index(var("xs"), i), i), [("xs", VecT(INT))]),
         (Index(var("xs"), prim("sub", Length(var("xs"), INT), prim("add", i, const(1)))), [("xs", VecT(INT))]),
         (prim("div", Index(var("xs"), i), var("k"), loc=L("d:1:1")), [("xs", VecT(INT)), ("k", INT)]),
         (Tuple((Index(var("xs"), i), Index(var("xs"), i))), [("xs", VecT(INT))]),
@@ -98,6 +114,21 @@ def test_lift_maps_equal_numpy(runners, n):
 
 def test_bool_and_char_maps_are_lift_programs():
     assert len(lifted(chars())) == 2
+
+
+def test_index_space_maps_are_lift_programs():
+    ls = lifted(index_maps())
+    assert len(ls) == 3
+    for x in ls:
+        assert "generate(N)" in x.info["lift"].text()
+
+
+@pytest.mark.parametrize("n", ODD_SIZES + (65, BIG))
+def test_index_space_maps_equal_numpy(runners, n):
+    xs = (np.arange(n, dtype=np.int64) * 7919 % 2**31).astype(np.int32)
+    rs = runners if n < BIG else runners[:1]
+    check(index_maps(), rs, xs, np.int32(n), expect_error=False)
+    check(index_maps(), rs[:1], xs, np.int32(0), expect_error=False)
 
 
 def test_lift_kernel_is_what_runs():
