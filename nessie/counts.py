@@ -54,8 +54,10 @@ def opencl_kernels(program) -> Optional[int]:
     """OpenCL kernels the lowering generates for every λcu kernel of ``program`` (what
     ``nessie run --stats`` reports as built); None if a kernel cannot be lowered."""
     try:
-        from lift_backend.lower.runner import lower_kernel
-        return sum(len(s.phases) for k in program.kernels for s in lower_kernel(k))
+        # as the runner lowers them: with the program's device-resident scalars (whether a MAP
+        # is also a Lift program depends on its scalars living on the host)
+        from lift_backend.lower import lower_program
+        return sum(len(s.phases) for _, soacs in lower_program(program).kernels for s in soacs)
     except Exception:  # noqa: BLE001 - a kernel the lowering refuses: no count
         return None
 
