@@ -222,8 +222,11 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx) -> Optional[LiftMap]:
     prog = program(f"{kname}_lift", vec_params + sc_params, body_of)
     try:
         kern = compile_program(prog)
-    except LiftError as e:      # pragma: no cover - a lowering bug, shown by the tests
-        raise LowerError(f"the Lift compiler refused the MAP of {kname}: {e}") from None
+    except LiftError:
+        # a limit of the Lift compiler (a user function too deep, ...): the hand-written phase
+        # serves this MAP, as it serves every MAP that is not element-wise.  The tests assert
+        # which MAPs are Lift programs, so a refusal that should not happen shows there.
+        return None
     args = []
     byname = {f"v{k}": ("vec", name) for k, name, _ in vecs}
     byname.update({cn: ("host", j) for cn, j, _ in scal})

@@ -149,3 +149,18 @@ def test_shorter_input_runs_the_checked_kernel(runners):
     # a longer one is read at the map's indices only
     check(axpy(), runners, np.ones(5), np.arange(9, dtype=np.int32), np.float64(1.0),
           expect_error=False)
+
+
+def test_a_lift_refusal_leaves_the_checked_kernel(monkeypatch):
+    # a limit of the Lift compiler must not stop the program: the MAP keeps its hand-written
+    # phase only, and runs
+    import lift_backend
+    from lift_backend.errors import LiftCompileError
+
+    def refuse(*a, **k):
+        raise LiftCompileError("a limit")
+    monkeypatch.setattr(lift_backend, "compile_program", refuse)
+    prog = axpy()
+    assert lifted(prog) == []
+    r = OpenCLRunner()
+    check(prog, [r], np.ones(70), np.arange(70, dtype=np.int32), np.float64(3.0), expect_error=False)
