@@ -33,7 +33,7 @@ from typing import Optional
 from lambda_cu import ir
 from lambda_cu.types import BoolT, CharT, FloatT, IntT, Type, VecT
 
-from .cgen import CGen, LowerError, Sites, Val, comps
+from .cgen import CGen, LowerError, Sites, Val, ctype
 
 # element types a Lift program can carry for λcu (λcu bool and char are byte buffers: below)
 _LIFT_SCALAR = {("int", 32): "int", ("int", 64): "long", ("float", 64): "double"}
@@ -49,10 +49,6 @@ def _lift_scalar(t: Type) -> Optional[str]:
     if isinstance(t, CharT):
         return "char"       # Lift's char is C's (signed) char: read back as uchar (_c_value)
     return None
-
-
-def _c_int(t: IntT) -> str:
-    return "int" if t.width == 32 else "long"
 
 
 def _c_value(name: str, t: Type) -> str:
@@ -173,7 +169,7 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx) -> Optional[LiftMap]:
     for k, (name, elem) in enumerate(ins):
         if name == INDEX:
             # generate(N) gives int indices (the runner launches only while N <= INT_MAX)
-            env[reads[name]] = Val([f"(({_c_int(elem)})x{k})"], [elem], elem)
+            env[reads[name]] = Val([f"(({ctype(elem)})x{k})"], [elem], elem)
             uparams.append((f"x{k}", "int"))
             continue
         env[reads[name]] = Val([_c_value(f"x{k}", elem)], [elem], elem)
