@@ -6,7 +6,9 @@ Data layout (views, no memory): ``Split``, ``Join``, ``Gather``, ``Scatter``, ``
 ``Slide``, ``Pad``, ``Transpose``, ``AsVector``, ``AsScalar``, ``Slice`` and the patterns for
 segmented data: ``GatherIdx`` (data-dependent gather ``out[k] = v[idx[k]]``),
 ``SplitOffsets`` (row ``i`` spans ``offsets[i] .. offsets[i+1]``) and ``Partition(n, f)``;
-``Generate(n)``, the index space ``0 .. n-1`` as an array (a view without memory).
+``Generate(n)``, the index space ``0 .. n-1`` as an array (a view without memory), and
+``At`` (``arrayAccess(xs, k)``: element ``k`` of ``xs`` for an index ``k`` computed at run time,
+an access view with an index expression, checked).
 Address spaces: ``ToGlobal``, ``ToLocal``, ``ToPrivate``.
 
 Index functions for gather/scatter/partition: ``IndexLambda`` (``\\i -> i / M + ...``),
@@ -233,6 +235,20 @@ class Generate(LayoutPattern):
     n: AExpr
     name = "generate"
     arity = 0
+
+
+@dataclass(frozen=True)
+class At(LayoutPattern):
+    """``arrayAccess(xs, k)``: element ``k`` of the array ``xs``, where the index ``k`` is a value
+    (``int`` or ``long``) computed at run time, e.g. by a user function from loaded data: an
+    *access view with an index expression* (``xs``'s view read at the value of ``k``; no memory).
+    The index is checked: outside ``0 .. len(xs)-1`` it records the site in the kernel's error
+    buffer and reads element 0 instead (the run then fails).  ``code`` is the error code the
+    site reports in a kernel compiled with ``error_base`` (the NESL lowering gives each
+    subscript its site number); ``None``: numbered by the code generator."""
+    code: Optional[int] = None
+    name = "arrayAccess"
+    arity = 2
 
 
 @dataclass(frozen=True)

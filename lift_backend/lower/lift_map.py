@@ -1,28 +1,44 @@
-"""Element-wise MAPs as Lift programs, compiled by the Lift compiler's own stages.
+"""MAPs as Lift programs, compiled by the Lift compiler's own stages.
 
-A λcu ``MAP {i => e using vs}`` whose thunk reads its vectors only at the map's own index
-(``v[i]``) and cannot fail is the Lift program
+A λcu ``MAP {i => e using vs}`` whose thunk reads its vectors at the map's own index (``v[i]``)
+and, outside the branches of its ``if``s, at indices computed from loaded data (``v[e]``), and
+cannot otherwise fail, is the Lift program
 
-    userfun uf(x0: t0, ..., s0: u0, ...): t { <e as C> }
-    program K(v0: [t0]N, ..., s0: u0, ...) =
-      mapGlb(0)(toGlobal(\\t -> uf(t._0, ..., s0, ...))) $ zip(v0, ..., generate(N))
+    userfun uf(x0: t0, ..., a0: u0, ..., s0: w0, ...): t { <e as C> }
+    userfun uf_i0(...): int { <the index of the first computed subscript as C> }
+    program K(v0: [t0]N, ..., w: [u0]L0, ..., s0: w0, ...) =
+      mapGlb(0)(toGlobal(\t -> uf(t._0, ..., arrayAccess(w, uf_i0(t._0, ...)), ..., s0, ...)))
+        $ zip(v0, ..., generate(N))
 
-where ``generate(N)`` (the index space, a view without memory) is zipped in when the thunk uses
-``i`` as a value, and is the only input of a map that reads no vector (``zip`` only for two
-inputs or more).  It is built with :mod:`lift_backend.ir.builders` and compiled by
+* ``generate(N)`` (the index space, a view without memory) is zipped in when the thunk uses
+  ``i`` as a value, and is the only input of a map that reads no vector at ``i`` (``zip`` only
+  for two inputs or more).
+* A subscript at a computed index is ``arrayAccess(w, k)``, an access view with an index
+  expression: the index ``k`` is a value (a user function of what the thunk has read, or a
+  value read itself: ``xs[ps[qs[i]]]`` nests two), the read goes through ``w``'s view, and the
+  index is checked.  Its ``code`` is the subscript's site number in the SOAC (the number the
+  hand-written phase reports), and the kernel is compiled with ``error_base``: a failing check
+  does ``atomic_min(err, errbase + code)``, the protocol of every kernel of the runner, so the
+  error is the subscript's located message, the same one the numpy runner raises.
+* Segment-descriptor fields (``seg_offsets(sd)[r]``, ...) are int vectors like the others,
+  except segment ids that a CPU computes by walking the offsets (no buffer exists).
+
+It is built with :mod:`lift_backend.ir.builders` and compiled by
 :func:`lift_backend.compile_program` (types, address spaces, memory, control flow, barriers,
 views, code generation): the lowering decides the strategy (``mapGlb`` over the zipped
-inputs), the Lift compiler writes the kernel.  The runner launches it when every input vector
-has the map's length and that length is between 1 and ``INT_MAX`` (Lift's arrays are not empty
-and its kernels index with ``int``); otherwise it launches the checked hand-written ``map``
-phase of the same SOAC, so a subscript out of bounds is still reported at its location.
+inputs), the Lift compiler writes the kernel.  The runner launches it when every input read at
+the map's index has the map's length, and that length and those of the vectors read at computed
+indices are at most ``INT_MAX`` (Lift's kernels index with ``int``), the map's at least 1;
+otherwise it launches the checked hand-written ``map`` phase of the same SOAC.
 
-What is not yet a Lift program (the hand-written phase runs): thunks that read a vector at a
-computed index (Lift has no access view with an index expression yet), thunks with a failing
-site (a checked division: user functions cannot reach the error buffer) and several results
-(Lift writes a tuple result as one array of structs).  λcu ``bool`` is Lift's ``bool`` (a
-``uchar`` in C); λcu ``char`` (codes 0..255) is Lift's ``char``, read through ``uchar`` in the
-user function.
+What is not yet a Lift program (the hand-written phase runs): a subscript at a computed index in
+a branch of an ``if`` (Lift evaluates a user function's arguments before the call, so the
+branch's check would run when the branch does not), thunks with a failing primitive (a checked
+division: user functions cannot reach the error buffer), several results (Lift writes a tuple
+result as one array of structs) and lengths read as values.  An index that uses ``let``
+variables of the thunk is computed with those ``let``s (their right-hand sides run again in the
+index's user function).  λcu ``bool`` is Lift's ``bool`` (a ``uchar`` in C); λcu ``char`` (codes
+0..255) is Lift's ``char``, read through ``uchar`` in the user function.
 """
 from __future__ import annotations
 
@@ -60,11 +76,15 @@ def _c_value(name: str, t: Type) -> str:
 @dataclass(frozen=True)
 class LiftMap:
     """A MAP compiled by the Lift compiler: the program, its OpenCL kernel, and how the runner
-    fills the kernel's arguments (``args``: ``("vec", λcu name)``, ``("host", index into the
-    SOAC context's parameters)``, ``("out",)`` or ``("size",)``, in the kernel's order)."""
+    fills the kernel's arguments (``args``, in the kernel's order: ``("host", j)``: argument
+    ``j`` of the SOAC's context (a vector's or segment field's buffer, a host scalar);
+    ``("len", j)``: the length in context argument ``j``, as an ``int``; ``("out",)``;
+    ``("size",)``: the map's length; ``("err",)``/``("errbase",)``: the context's error buffer
+    and base, for the checks of ``arrayAccess``)."""
     program: object          # lift_backend.ir.expr.Program
     kernel: object           # lift_backend.opencl.compile.CompiledKernel
-    inputs: tuple            # λcu vector names, in the order of the zip
+    inputs: tuple            # context arguments holding the lengths of the vectors read at
+                             # the map's index (the zipped inputs): each must be the map's
     args: tuple
 
     @property
@@ -85,77 +105,166 @@ class _NotElementwise(Exception):
 #: variable has an empty name)
 INDEX = ""
 
+#: the most ``arrayAccess`` calls a lifted MAP may have, counting the copies of an access whose
+#: value several index expressions use (Lift expressions are trees)
+MAX_ACCESSES = 24
 
-def _elementwise(body: ir.Exp, i: str, reads: dict) -> ir.Exp:
+
+@dataclass(frozen=True)
+class _At:
+    """A subscript at a computed index: ``var`` stands for ``vec[idx]`` in the rewritten body
+    (``idx`` rewritten too); ``node`` is the λcu ``Index`` (its failing site)."""
+    var: str
+    vec: str
+    idx: ir.Exp
+    node: ir.Index
+
+
+def _vec_key(e: ir.Exp, segtypes: Optional[dict]) -> Optional[str]:
+    """The name under which the SOAC's context passes the vector ``e`` (a variable, or a field
+    of a segment descriptor ``sd.field`` when ``segtypes`` records the fields' int types)."""
+    if isinstance(e, ir.Var):
+        return e.name
+    if isinstance(e, ir.SegVec) and isinstance(e.sd, ir.Var) and segtypes is not None:
+        key = f"{e.sd.name}.{e.field}"
+        if segtypes.setdefault(key, e.ity) != e.ity:
+            return None
+        return key
+    return None
+
+
+def _elementwise(body: ir.Exp, i: str, reads: dict, ats: Optional[list] = None,
+                 under_if: bool = False, segtypes: Optional[dict] = None, lets: tuple = ()) -> ir.Exp:
     """``body`` with every ``v[i]`` and every other use of ``i`` replaced by a fresh variable
-    (``reads``: vector name, or :data:`INDEX` for ``i`` itself -> variable name); raises
-    :class:`_NotElementwise` when another subscript, a length or a segment field is read, or
-    ``i`` is shadowed."""
+    (``reads``: vector name, or :data:`INDEX` for ``i`` itself -> variable name) and, where
+    ``ats`` is a list, every other subscript ``v[e]`` of a vector outside the branches of an
+    ``if`` by a fresh variable too (appended to ``ats`` as an :class:`_At`, inner subscripts
+    first: the order in which they are evaluated; each index wrapped in the thunk's ``let``s whose
+    variables it uses, ``lets`` being those around ``body``); raises :class:`_NotElementwise`
+    when another subscript, a length or a segment field is read, or ``i`` is shadowed."""
     if isinstance(body, ir.Index):
-        if isinstance(body.vec, ir.Var) and isinstance(body.idx, ir.Var) and body.idx.name == i:
-            v = reads.setdefault(body.vec.name, f"%lift{len(reads)}")
+        key = _vec_key(body.vec, segtypes)
+        if key is None:
+            raise _NotElementwise
+        if isinstance(body.idx, ir.Var) and body.idx.name == i:
+            v = reads.setdefault(key, f"%lift{len(reads)}")
             return ir.Var(v)
-        raise _NotElementwise
+        if ats is None or under_if:
+            raise _NotElementwise
+        idx = _elementwise(body.idx, i, reads, ats, under_if, segtypes, lets)
+        for vs, rhs in reversed(lets):       # the lets the index uses, innermost first
+            if any(v.name in ir.free_vars(idx) for v in vs):
+                idx = ir.Let(vs, rhs, idx)
+        at = _At(f"%at{len(ats)}", key, idx, body)
+        ats.append(at)
+        return ir.Var(at.var)
     if isinstance(body, (ir.Length, ir.SegVec)):
         raise _NotElementwise
     if isinstance(body, ir.Var):
         if body.name == i:      # the index as a value: an element of generate(N)
             return ir.Var(reads.setdefault(INDEX, f"%lift{len(reads)}"))
         return body
-    if isinstance(body, ir.Let) and any(v.name == i for v in body.vars):
-        raise _NotElementwise
+    if isinstance(body, ir.Let):
+        if any(v.name == i for v in body.vars):
+            raise _NotElementwise
+        rhs = _elementwise(body.rhs, i, reads, ats, under_if, segtypes, lets)
+        inner = _elementwise(body.body, i, reads, ats, under_if, segtypes, lets + ((body.vars, rhs),))
+        if rhs is body.rhs and inner is body.body:
+            return body
+        return dataclasses.replace(body, rhs=rhs, body=inner)
     if not isinstance(body, (ir.Const, ir.Tuple, ir.Proj, ir.PrimOp, ir.If, ir.Let)):
         raise _NotElementwise
     changes = {}
     for fld in dataclasses.fields(body):
         x = getattr(body, fld.name)
+        # only the condition of an ``if`` always runs: its branches may not (see ``_At``)
+        branch = under_if or (isinstance(body, ir.If) and fld.name != "cond")
         if isinstance(x, ir.Exp) and not (isinstance(body, ir.Let) and fld.name == "vars"):
-            y = _elementwise(x, i, reads)
+            y = _elementwise(x, i, reads, ats, branch, segtypes, lets)
             if y is not x:
                 changes[fld.name] = y
         elif isinstance(x, tuple) and x and all(isinstance(y, ir.Exp) for y in x) \
                 and not (isinstance(body, ir.Let) and fld.name == "vars"):
-            ys = tuple(_elementwise(y, i, reads) for y in x)
+            ys = tuple(_elementwise(y, i, reads, ats, branch, segtypes, lets) for y in x)
             if any(a is not b for a, b in zip(ys, x)):
                 changes[fld.name] = ys
     return dataclasses.replace(body, **changes) if changes else body
 
 
-def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx) -> Optional[LiftMap]:
+def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] = None) -> Optional[LiftMap]:
     """The MAP ``soac`` of kernel ``kname`` as a compiled Lift program, or None where it is not
-    element-wise (see the module's docstring)."""
+    one (see the module's docstring).  ``sites``: the SOAC's failing sites, numbered by its
+    hand-written phases; a subscript at a computed index reports its site's number from the
+    Lift kernel (``arrayAccess`` with that code), so the runner maps it to the same location.
+    Without ``sites`` only element-wise thunks are lifted."""
     from .. import compile_program
     from ..errors import LiftError
     from ..ir.builders import lam, mapGlb, program, toGlobal, userfun, zip_
     from ..ir.expr import FunCall
-    from ..ir.patterns import Generate, Get
+    from ..ir.patterns import At, Generate, Get
     from ..types import ArrayType, ScalarType
     from ..arith import size_var
+    from lambda_cu.errors import MSG_BOUNDS
 
     f = soac.f
     if len(f.params) != 1:
         return None
     reads: dict = {}
+    ats: Optional[list] = [] if sites is not None else None
+    segtypes: Optional[dict] = {} if sites is not None else None
     try:
-        body = _elementwise(f.body, f.params[0].name, reads)
+        body = _elementwise(f.body, f.params[0].name, reads, ats, segtypes=segtypes)
     except _NotElementwise:
         return None
+    ats = ats or []
+    segtypes = segtypes or {}
+    # the context parameters of each vector: (buffer, length)
+    where: dict = {}
+    for j, p in enumerate(ctx.params):
+        key = f"{p.name}.{p.extra}" if p.kind in ("sdbuf", "sdlen") else p.name
+        if p.kind in ("vecbuf", "sdbuf"):
+            where.setdefault(key, [None, None])[0] = j
+        elif p.kind in ("veclen", "sdlen"):
+            where.setdefault(key, [None, None])[1] = j
+
+    def vec_types(key: str):
+        """(element type of the buffer, λcu type of a value read) of a vector, or None."""
+        if key not in where or None in where[key]:
+            return None
+        if key in segtypes:
+            # a segment-descriptor field (an int buffer); segment ids a CPU computes by
+            # walking the offsets may not exist as a buffer
+            return None if key in ctx.walks else (IntT(32), segtypes[key])
+        t = tenv.get(key)
+        if not isinstance(t, VecT) or _lift_scalar(t.elem) is None:
+            return None
+        return t.elem, t.elem
+
     if not reads:
         reads[INDEX] = "%lift0"     # a constant map: over generate(N), its element unused
-    ins = []                        # (λcu vector name or INDEX, element type)
+    ins = []                        # (λcu vector name or INDEX, buffer element type, value type)
     for name in reads:
         if name == INDEX:
             it = f.params[0].ty
             if not isinstance(it, IntT):
                 return None
-            ins.append((INDEX, it))
+            ins.append((INDEX, it, it))
             continue
-        t = tenv.get(name)
-        if not isinstance(t, VecT) or _lift_scalar(t.elem) is None:
+        vt = vec_types(name)
+        if vt is None:
             return None
-        ins.append((name, t.elem))
-    # the scalars the thunk reads: host parameters of the SOAC's context only
-    free = ir.free_vars(body) - set(reads.values())
+        ins.append((name,) + vt)
+    codes = []                      # the failing site of each access
+    for at in ats:
+        if vec_types(at.vec) is None:
+            return None
+        code = sites.memo.get((id(at.node), at.node.loc, MSG_BOUNDS))
+        if code is None:    # a subscript the hand-written phase shares with an equal one
+            return None
+        codes.append(code)
+    # the scalars the thunks read: host parameters of the SOAC's context only
+    local = set(reads.values()) | {at.var for at in ats}
+    free = (ir.free_vars(body).union(*(ir.free_vars(at.idx) for at in ats))) - local
     host = {}
     for j, p in enumerate(ctx.params):
         if p.name in free:
@@ -164,17 +273,10 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx) -> Optional[LiftMap]:
             host.setdefault(p.name, []).append(j)
     if set(host) != free:
         return None
-    env: dict = {}
-    uparams: list = []           # (C name, lift scalar type)
-    for k, (name, elem) in enumerate(ins):
-        if name == INDEX:
-            # generate(N) gives int indices (the runner launches only while N <= INT_MAX)
-            env[reads[name]] = Val([f"(({ctype(elem)})x{k})"], [elem], elem)
-            uparams.append((f"x{k}", "int"))
-            continue
-        env[reads[name]] = Val([_c_value(f"x{k}", elem)], [elem], elem)
-        uparams.append((f"x{k}", _lift_scalar(elem)))
-    scal: list = []              # (lift param name, index into ctx.params)
+
+    # the user functions: one computes the result, one each index that is not a variable
+    scal: list = []              # (lift param name, index into ctx.params, lift type)
+    scal_env: dict = {}
     for name in sorted(host):
         v = ctx.env[name]
         names = []
@@ -185,54 +287,152 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx) -> Optional[LiftMap]:
             cn = f"s{len(scal)}"
             scal.append((cn, j, lt))
             names.append(_c_value(cn, ct))
-        env[name] = Val(names, list(v.types), v.ty)
-    sites = Sites()
-    gen = CGen({}, sites, indent="  ")
-    try:
-        out = gen.apply(ir.Thunk((), body), [], env)
-    except LowerError:
+        scal_env[name] = Val(names, list(v.types), v.ty)
+    # λcu variable -> (C parameter name, λcu type, Lift type) of the values a thunk may read
+    value_of: dict = {}
+
+    def c_value(cn: str, buf, t) -> str:
+        if buf != t:        # a segment field stored as int, read as a long
+            return f"(({ctype(t)}){cn})"
+        return _c_value(cn, t)
+
+    for k, (name, buf, t) in enumerate(ins):
+        cn = f"x{k}"
+        # generate(N) gives int indices (the runner launches only while N <= INT_MAX)
+        value_of[reads[name]] = (cn, t, "int" if name == INDEX else _lift_scalar(buf),
+                                 f"(({ctype(t)}){cn})" if name == INDEX else c_value(cn, buf, t))
+    for k, at in enumerate(ats):
+        buf, t = vec_types(at.vec)
+        cn = f"a{k}"
+        value_of[at.var] = (cn, t, _lift_scalar(buf), c_value(cn, buf, t))
+
+    def user_function(name: str, e: ir.Exp, kinds: tuple):
+        """``e`` as a user function of the values it reads (in ``value_of``'s order) and the
+        scalars: (function, the λcu variables it reads, its λcu result type), or None."""
+        fv = ir.free_vars(e)
+        used = [v for v in value_of if v in fv]
+        env = dict(scal_env)
+        uparams = []
+        for v in used:
+            cn, t, lt, cv = value_of[v]
+            env[v] = Val([cv], [t], t)
+            uparams.append((cn, lt))
+        uparams += [(cn, lt) for cn, _, lt in scal]
+        own = Sites()
+        gen = CGen({}, own, indent="  ")
+        try:
+            out = gen.apply(ir.Thunk((), e), [], env)
+        except LowerError:
+            return None
+        if own.table or gen.state or len(out.types) != 1 or not isinstance(out.types[0], kinds):
+            return None
+        rt = _lift_scalar(out.types[0])
+        if rt is None:
+            return None
+        src = "\n".join(gen.lines + [f"  return {out.exprs[0]};"])
+        uf = userfun(name, [(n, ScalarType(t)) for n, t in uparams], ScalarType(rt), "\n" + src + "\n")
+        return uf, used, out.types[0]
+
+    main = user_function(f"uf_{kname}", body, (IntT, FloatT, BoolT, CharT))
+    if main is None:
         return None
-    if sites.table or gen.state or len(out.types) != 1 or _lift_scalar(out.types[0]) is None:
-        return None
-    uparams += [(cn, lt) for cn, _, lt in scal]
-    ret = ScalarType(_lift_scalar(out.types[0]))
-    src = "\n".join(gen.lines + [f"  return {out.exprs[0]};"])
-    uf = userfun(f"uf_{kname}", [(n, ScalarType(t)) for n, t in uparams], ret, "\n" + src + "\n")
+    index_funs = []
+    for k, at in enumerate(ats):
+        if isinstance(at.idx, ir.Var) and at.idx.name in value_of:
+            t = value_of[at.idx.name][1]
+            if not isinstance(t, IntT):
+                return None
+            index_funs.append(None)         # the index is a value read: no function
+            continue
+        if isinstance(at.idx, ir.Var):      # a scalar parameter
+            if len(host.get(at.idx.name, ())) != 1 or not isinstance(ctx.env[at.idx.name].types[0], IntT):
+                return None
+            index_funs.append(None)
+            continue
+        u = user_function(f"uf_{kname}_i{k}", at.idx, (IntT,))
+        if u is None:
+            return None
+        index_funs.append(u)
+
     N = size_var("N")
-    vecs = [(k, name, e) for k, (name, e) in enumerate(ins) if name != INDEX]
-    vec_params = [(f"v{k}", ArrayType(ScalarType(_lift_scalar(e)), N)) for k, _, e in vecs]
+    vec_names = [name for name, _, _ in ins if name != INDEX]
+    elem_of = {name: e for name, e, _ in ins if name != INDEX}
+    lens = {name: N for name in vec_names}          # the vectors read at the map's index
+    len_of: dict = {}                               # the others: a length each
+    for at in ats:
+        if at.vec not in lens:
+            lname = f"L{len(len_of)}"
+            len_of[lname] = at.vec
+            lens[at.vec] = size_var(lname)
+            elem_of[at.vec] = vec_types(at.vec)[0]
+            vec_names.append(at.vec)
+    vec_params = [(f"v{k}", ArrayType(ScalarType(_lift_scalar(elem_of[name])), lens[name]))
+                  for k, name in enumerate(vec_names)]
     sc_params = [(cn, ScalarType(lt)) for cn, _, lt in scal]
+    uses = [0]
 
     def body_of(*ps):
-        given, ss = iter(ps[:len(vecs)]), ps[len(vecs):]
-        vs = [FunCall(Generate(N), ()) if name == INDEX else next(given) for name, _ in ins]
+        vparams = dict(zip(vec_names, ps[:len(vec_names)]))
+        ss = ps[len(vec_names):]
+        vs = [FunCall(Generate(N), ()) if name == INDEX else vparams[name] for name, _, _ in ins]
+        host_names = [name for name in sorted(host) for _ in host[name]]
+
+        def value(v: str, elem_expr):
+            """The Lift expression of the λcu variable ``v`` inside the map's function."""
+            if v in host:
+                return ss[host_names.index(v)]
+            for k, at in enumerate(ats):
+                if at.var == v:
+                    return access(k, elem_expr)
+            k = next(k for k, (name, _, _) in enumerate(ins) if reads[name] == v)
+            return elem_expr(k)
+
+        def access(k: int, elem_expr):
+            uses[0] += 1
+            at = ats[k]
+            u = index_funs[k]
+            if u is None:
+                ix = value(at.idx.name, elem_expr)
+            else:
+                ix = FunCall(u[0], tuple(value(v, elem_expr) for v in u[1]) + tuple(ss))
+            return FunCall(At(codes[k]), (vparams[at.vec], ix))
+
+        def apply_main(elem_expr):
+            uf, used, _ = main
+            return FunCall(uf, tuple(value(v, elem_expr) for v in used) + tuple(ss))
+
         if len(vs) == 1:
-            fn = uf if not ss else lam(lambda x: FunCall(uf, (x,) + tuple(ss)), ["x"])
+            fn = lam(lambda x: apply_main(lambda k: x), ["x"])
             data = vs[0]
         else:
-            fn = lam(lambda t: FunCall(uf, tuple(FunCall(Get(k), (t,)) for k in range(len(vs)))
-                                       + tuple(ss)), ["t"])
+            fn = lam(lambda t: apply_main(lambda k: FunCall(Get(k), (t,))), ["t"])
             data = zip_(*vs)
         return mapGlb(toGlobal(fn))(data)
 
     prog = program(f"{kname}_lift", vec_params + sc_params, body_of)
+    if uses[0] > MAX_ACCESSES:
+        return None
     try:
-        kern = compile_program(prog)
+        kern = compile_program(prog, error_base=True)
     except LiftError:
         # a limit of the Lift compiler (a user function too deep, ...): the hand-written phase
         # serves this MAP, as it serves every MAP that is not element-wise.  The tests assert
         # which MAPs are Lift programs, so a refusal that should not happen shows there.
         return None
     args = []
-    byname = {f"v{k}": ("vec", name) for k, name, _ in vecs}
+    byname = {f"v{k}": ("host", where[name][0]) for k, name in enumerate(vec_names)}
     byname.update({cn: ("host", j) for cn, j, _ in scal})
     for kp in kern.params:
         if kp.kind == "output":
             args.append(("out",))
         elif kp.kind == "size":
-            args.append(("size",))
+            args.append(("size",) if kp.name == "N" else ("len", where[len_of[kp.name]][1]))
+        elif kp.kind == "errors":
+            args.append(("err",))
+        elif kp.kind == "errbase":
+            args.append(("errbase",))
         elif kp.name in byname:
             args.append(byname[kp.name])
         else:   # pragma: no cover - a lowering bug
             raise LowerError(f"the Lift kernel of {kname} has an unexpected parameter {kp}")
-    return LiftMap(prog, kern, tuple(name for _, name, _ in vecs), tuple(args))
+    return LiftMap(prog, kern, tuple(where[name][1] for name, _, _ in ins if name != INDEX), tuple(args))

@@ -479,12 +479,16 @@ class OpenCLRunner:
         """Launch a MAP's Lift kernel (``host``: the SOAC's context arguments)."""
         args: list = []
         for a in lm.args:
-            if a[0] == "vec":
-                args.append(kenv[a[1]].buf)
-            elif a[0] == "out":
+            if a[0] == "out":
                 args.append(out.buf)
             elif a[0] == "size":
                 args.append(np.int32(n))
+            elif a[0] == "len":
+                args.append(np.int32(host[a[1]]))
+            elif a[0] == "err":
+                args.append(host[-2])
+            elif a[0] == "errbase":
+                args.append(host[-1])
             else:
                 args.append(host[a[1]])
         if self.c.strategy == "cpu":
@@ -785,9 +789,11 @@ class OpenCLRunner:
         if isinstance(s, ir.Map):
             outs = [self.new_vec(n, dt) for dt in tau]
             lm = ls.info.get("lift")
-            if lm is not None and 0 < n <= _INT_MAX and all(kenv[v].n == n for v in lm.inputs):
-                # the kernel the Lift compiler wrote (lift_map.py): no input can be read out of
-                # bounds, so it has no checks; a CPU runs one element a work-item in work-groups
+            if lm is not None and 0 < n <= _INT_MAX and all(int(ctx[j]) == n for j in lm.inputs) \
+                    and all(int(ctx[a[1]]) <= _INT_MAX for a in lm.args if a[0] == "len"):
+                # the kernel the Lift compiler wrote (lift_map.py): the inputs read at the map's
+                # index are in bounds; its subscripts at computed indices (arrayAccess) are
+                # checked and report the SOAC's sites; a CPU runs one element a work-item in work-groups
                 # of 64 (PoCL vectorises across them), a GPU strides as the hand-written loops do
                 self._launch_lift(K("lift"), lm, ctx, kenv, n, outs[0])
                 return outs

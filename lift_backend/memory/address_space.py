@@ -78,8 +78,9 @@ class _ASInfer:
         f = c.f
         layout = isinstance(f, P.LayoutPattern)
         is_uf = isinstance(f, (UserFun, P.Id, P.MapVec))
-        arg_spaces = [self.expr(a, write_to if layout else None, env, in_userfun_arg=is_uf)
-                      for a in c.args]
+        arg_spaces = [self.expr(a, write_to if layout else None, env,
+                                in_userfun_arg=is_uf or (isinstance(f, P.At) and k == 1))
+                      for k, a in enumerate(c.args)]
         if is_uf and in_userfun_arg:
             return PRIVATE
         return self.fun(f, arg_spaces, write_to, env, c)
@@ -112,6 +113,8 @@ class _ASInfer:
             return self.fun(f.f, arg_spaces, target, env, call)
         if isinstance(f, P.Map):
             return self.fun(f.f, arg_spaces, write_to, env, call)
+        if isinstance(f, P.At):
+            return arg_spaces[0]        # an element of the array, where the array lives
         if isinstance(f, P.LayoutPattern):
             return arg_spaces[-1] if arg_spaces else GLOBAL
         raise LiftCompileError(f"address spaces: unknown function {f!r}")  # pragma: no cover

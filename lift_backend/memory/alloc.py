@@ -232,6 +232,10 @@ class _Allocator:
                     raise self.error(f"{f.name}: a data-layout pattern cannot write the result of the "
                                      f"enclosing pattern (copy the data with a user function, e.g. mapSeq(id))")
                 self.visit(c.args[0], depth, True)
+            elif isinstance(f, P.At):
+                # the index is a value used where it is computed (as a user function's argument)
+                self.visit(c.args[0], depth, False)
+                self.visit(c.args[1], depth, False, inline=True)
             else:
                 for a in c.args:
                     self.visit(a, depth, False)

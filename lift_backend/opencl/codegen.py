@@ -28,7 +28,7 @@ from ..types import (ArrayType, ScalarType, TupleType, Type, VectorType, c_type_
 from ..types.infer import ArrayRef, TypedProgram
 from ..views import (CondAccess, ConstAccess, IndexAccess, MemAccess, MemView, TupleBuild, ValueAccess, ValueView, VectorBuild,
                      View, access, consume, layout_view, output_view, view_text)
-from ..views.views import BoundsCheck, WideIndex
+from ..views.views import BoundsCheck, ValueIndex, WideIndex
 from . import cast as C
 from .names import unique, user_names
 
@@ -51,9 +51,11 @@ class KernelParam:
 
 @dataclass(frozen=True)
 class CheckSite:
-    """A run-time bounds check of the kernel: site ``k`` of the error buffer."""
+    """A run-time bounds check of the kernel: site ``k`` of the error buffer (``code``: the
+    error code it reports in a kernel compiled with ``error_base``)."""
     kind: str
     span: Optional[Span]
+    code: Optional[int] = None
 
 
 @dataclass(frozen=True)
@@ -83,6 +85,14 @@ class GeneratedKernel:
 #: site ``k``, written by the one work-item that lowered ``err[0]`` to ``k``
 ERROR_BUFFER = "lift_err"
 CHECK_FUNCTION = "lift_check"
+ERROR_BASE = "lift_errbase"
+#: the checks of a kernel compiled with ``error_base``: the smallest code wins, no details
+CHECK_BODY_CODED = """if ((uint)i < (uint)n) return i;
+atomic_min(err, site);
+return 0;"""
+CHECK_BODY_CODED_LONG = """if (i >= 0 && i < n) return (int)i;
+atomic_min(err, site);
+return 0;"""
 CHECK_BODY = """if ((uint)i < (uint)n) return i;
 if (atomic_min(err, site) > site) { err[1 + 2 * site] = i; err[2 + 2 * site] = n; }
 return 0;"""
@@ -99,7 +109,8 @@ def c_literal(l: Literal) -> str:
 
 
 class CodeGen:
-    def __init__(self, typed: TypedProgram, spaces, alloc: Allocation, shapes, barriers):
+    def __init__(self, typed: TypedProgram, spaces, alloc: Allocation, shapes, barriers,
+                 error_base: bool = False):
         self.typed = typed
         self.types = typed.types
         #: the fresh variables of this code generation (views' row variables, iterate
@@ -133,6 +144,13 @@ class CodeGen:
         self.c_taken: Set[str] = user_names(typed.program)
         self.vector_names: Dict[tuple, str] = {}
         self.check_name = CHECK_FUNCTION
+        #: the error protocol of a host that numbers the sites itself (the NESL lowering): each
+        #: check reports ``errbase + code`` (its ``arrayAccess``'s code) to ``err[0]`` only
+        self.error_base = error_base
+        self.errbase_name = ERROR_BASE
+        if error_base:
+            # such a kernel is built with the host's other kernels: its helpers are its own
+            self.check_name = f"{typed.program.name}_check"
 
     # ------------------------------------------------------------------ helpers
     def error(self, msg: str) -> LiftCompileError:
@@ -229,10 +247,30 @@ class CodeGen:
         index = A.to_c(self.finalize(l.index), self.var_name, self.lookup_text)
         if isinstance(mem, WideIndex):
             return self.wide_text(mem, index)
+        if isinstance(mem, ValueIndex):
+            return self.access_text(mem.access)
         if isinstance(mem, BoundsCheck):
             site = self.check_site(mem)
-            return f"{self.check_name}({index}, {self.c(mem.length)}, {site}, {self.err_name})"
+            name = self.check_name
+            if isinstance(l.index, A.Lookup) and isinstance(l.index.array, ValueIndex) and l.index.array.wide:
+                name = self.long_check()
+            return f"{name}({index}, {self.c(mem.length)}, {self.site_text(site)}, {self.err_name})"
         return f"{mem.name}[{index}]"
+
+    def long_check(self) -> str:
+        """The bounds check of a ``long`` index (an ``arrayAccess`` at a ``long`` value)."""
+        name = self.check_name + "_long"
+        if name not in self.functions:
+            body = CHECK_BODY_CODED_LONG if self.error_base else CHECK_BODY_LONG
+            self.functions[name] = C.Function("int", name, ["long i", "int n", "int site", "global int* err"], body)
+        return name
+
+    def site_text(self, site: int) -> str:
+        """The error code of check site ``site`` as the kernel reports it."""
+        if not self.error_base:
+            return str(site)
+        code = self.checks[site].code
+        return f"{self.errbase_name} + {code}"
 
     def wide_text(self, w: WideIndex, arg: str) -> str:
         """A user index function evaluated in ``long`` at ``arg`` (an ``int`` index): converted
@@ -246,20 +284,21 @@ class CodeGen:
         if w.check is None:
             return f"(int)({text})"
         site = self.check_site(w.check)
-        name = self.check_name + "_long"
-        if name not in self.functions:
-            self.functions[name] = C.Function("int", name, ["long i", "int n", "int site", "global int* err"],
-                                              CHECK_BODY_LONG)
-        return f"{name}({text}, {self.c(w.check.length)}, {site}, {self.err_name})"
+        name = self.long_check()
+        return f"{name}({text}, {self.c(w.check.length)}, {self.site_text(site)}, {self.err_name})"
 
     def check_site(self, chk: BoundsCheck) -> int:
         site = self.check_sites.get(chk)
         if site is None:
+            if self.error_base and chk.code is None:
+                raise self.error(f"internal: a {chk.kind} check without an error code in a kernel that "
+                                 f"reports error codes")
             site = self.check_sites[chk] = len(self.checks)
-            self.checks.append(CheckSite(chk.kind, chk.span))
+            self.checks.append(CheckSite(chk.kind, chk.span, chk.code))
             if self.check_name not in self.functions:
                 self.functions[self.check_name] = C.Function(
-                    "int", self.check_name, ["int i", "int n", "int site", f"global int* err"], CHECK_BODY)
+                    "int", self.check_name, ["int i", "int n", "int site", f"global int* err"],
+                    CHECK_BODY_CODED if self.error_base else CHECK_BODY)
         return site
 
     def cond_c(self, cnd: A.Cond) -> str:
@@ -699,7 +738,9 @@ class CodeGen:
             self.err_name = "_" + self.err_name
         while self.check_name in taken:
             self.check_name = "_" + self.check_name
-        reserved |= {self.err_name, self.check_name}
+        while self.errbase_name in taken:
+            self.errbase_name = "_" + self.errbase_name
+        reserved |= {self.err_name, self.check_name, self.errbase_name}
         self.scopes.append(set(reserved))
         for p in prog.params:
             m = self.alloc.params[p.name]
@@ -743,7 +784,12 @@ class CodeGen:
         for v in self.typed.size_vars:
             cparams.append(f"int {v.name}")
             params.append(KernelParam(v.name, "size"))
-        if self.checks:
+        if self.checks and self.error_base:
+            cparams.append(f"global int* {self.err_name}")
+            params.append(KernelParam(self.err_name, "errors", size=A.Cst(1)))
+            cparams.append(f"const int {self.errbase_name}")
+            params.append(KernelParam(self.errbase_name, "errbase"))
+        elif self.checks:
             cparams.append(f"global int* {self.err_name}")
             params.append(KernelParam(self.err_name, "errors", size=A.Cst(1 + 2 * len(self.checks))))
         body = C.Block(decls + top.stmts, braces=False)

@@ -131,7 +131,7 @@ def check_lengths(typed: TypedProgram, env: Mapping[str, int], default_span: Opt
 
 
 def compile_program(program: Program, sizes: Optional[Mapping[str, int]] = None,
-                    global_size=None, local_size=None):
+                    global_size=None, local_size=None, error_base: bool = False):
     """Compile ``program`` to OpenCL C: a :class:`CompiledKernel`, or a
     :class:`CompiledPipeline` of kernels run one after the other when a stage reads what
     other work-groups of a ``mapGlb``/``mapWrg`` wrote (the producing call, when it depends on
@@ -141,12 +141,17 @@ def compile_program(program: Program, sizes: Optional[Mapping[str, int]] = None,
     ``int`` kernel parameters.  ``global_size``/``local_size`` (when known at compile time)
     enable control-flow simplification: a map that runs exactly once per work-item becomes
     straight-line code, at most once an ``if``.
+
+    ``error_base``: the kernel reports a failing check as the code ``errbase + code`` of its
+    ``arrayAccess`` (an ``int errbase`` parameter after the one-``int`` error buffer, the
+    smallest code wins) instead of Lift's own site numbers and details: the protocol of a host
+    that numbers the sites itself (the NESL lowering).
     """
     sizes = dict(sizes or {})
     check_size_values(sizes)
     launch = LaunchConfig(_dims(global_size, "global"), _dims(local_size, "local"))
     try:
-        return run_deep(lambda: _compile(program, sizes, launch))
+        return run_deep(lambda: _compile(program, sizes, launch, error_base))
     except RecursionError:
         raise LiftCompileError(TOO_DEEP_TO_COMPILE, program.span)
     except ZeroDivisionError:
@@ -311,10 +316,10 @@ def _split(typed: TypedProgram, producer) -> Optional[Tuple[Program, Program, st
     return first, rest, tname
 
 
-def _compile(program: Program, sizes: Dict[str, int], launch: LaunchConfig):
+def _compile(program: Program, sizes: Dict[str, int], launch: LaunchConfig, error_base: bool = False):
     prog = substitute_sizes(program, sizes)
     try:
-        return _compile_kernel(prog, sizes, launch)
+        return _compile_kernel(prog, sizes, launch, error_base)
     except CrossGroupError as e:
         parts = _split(e.typed, e.producer) if e.typed is not None else None
         if parts is None:
@@ -322,7 +327,7 @@ def _compile(program: Program, sizes: Dict[str, int], launch: LaunchConfig):
         first, rest, tname = parts
         stages, outputs = [], []
         for part, out in ((first, tname), (rest, None)):
-            k = _compile(part, {}, launch)
+            k = _compile(part, {}, launch, error_base)
             if isinstance(k, CompiledPipeline):
                 stages += k.stages
                 outputs += list(k.outputs[:-1]) + [out]
@@ -332,7 +337,8 @@ def _compile(program: Program, sizes: Dict[str, int], launch: LaunchConfig):
         return CompiledPipeline(prog.name, prog, tuple(stages), tuple(outputs), sizes, launch)
 
 
-def _compile_kernel(prog: Program, sizes: Dict[str, int], launch: LaunchConfig) -> CompiledKernel:
+def _compile_kernel(prog: Program, sizes: Dict[str, int], launch: LaunchConfig,
+                    error_base: bool = False) -> CompiledKernel:
     typed = infer_program(prog)
     for c in typed.constraints:
         if isinstance(c.expr, A.Cst) and c.violated(c.expr.value):
@@ -346,7 +352,7 @@ def _compile_kernel(prog: Program, sizes: Dict[str, int], launch: LaunchConfig) 
     shapes = decide_shapes(typed, launch)
     uses_local = any(m.space == LOCAL for m in alloc.memories)
     barriers = eliminate_barriers(typed, spaces, shapes, uses_local)
-    gen = CodeGen(typed, spaces, alloc, shapes, barriers).generate()
+    gen = CodeGen(typed, spaces, alloc, shapes, barriers, error_base).generate()
     return CompiledKernel(
         name=prog.name, source=gen.source, program=prog, typed=typed, params=gen.params,
         result_type=typed.result_type, barriers=gen.barriers, launch=launch, sizes=sizes,

@@ -544,6 +544,11 @@ class _Inferer:
             st["n"] = n
             self.at_least(f"generate({A.to_text(n)})", n, A.ZERO, "the length must not be negative")
             return ArrayType(Int, n)
+        if isinstance(f, P.At):
+            vt = self.regular(self.array(argts[0], "arrayAccess", 1), "arrayAccess")
+            if argts[1] not in (Int, ScalarType("long")):
+                raise self.error(f"arrayAccess: the index must be an int or a long, got {argts[1]}")
+            return vt.elem
         if isinstance(f, P.GatherIdx):
             it = self.array(argts[0], "gatherIdx", 1)
             vt = self.regular(self.array(argts[1], "gatherIdx", 2), "gatherIdx")

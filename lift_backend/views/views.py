@@ -41,6 +41,18 @@ class BoundsCheck:
     kind: str
     span: Optional[Span]
     length: AExpr
+    code: Optional[int] = None     # the site's error code given by the program (``At.code``)
+    key: Optional[int] = None      # distinguishes the checks of distinct ``arrayAccess`` calls
+
+
+@dataclass(frozen=True)
+class ValueIndex:
+    """An index that is a value computed at run time (``arrayAccess(xs, k)``): the access that
+    reads ``k`` (private variable, expression, memory or index), ``int`` or ``long`` (``wide``).
+    It is the ``array`` of an arithmetic :class:`~lift_backend.arith.Lookup` (index 0, unbounded:
+    nothing is known of a data value until its check)."""
+    access: object
+    wide: bool = False
 
 
 def checked(index: AExpr, check: Optional[BoundsCheck]) -> AExpr:

@@ -11,7 +11,7 @@ from lift_backend import compile_program, parse
 from lift_backend.lower import lower_program, print_lift
 from lift_backend.lower.runner import OpenCLRunner
 
-from .ocl_helpers import (BIG, BOOL, FLOAT, INT, INT64, ODD_SIZES, Index, L, Length, VecT, check,
+from .ocl_helpers import (BIG, BOOL, FLOAT, INT, INT64, ODD_SIZES, SD, Index, L, Length, SegVec, VecT, check,
                           const, one, prim, th, var)
 
 pytestmark = pytest.mark.opencl
@@ -164,3 +164,164 @@ def test_a_lift_refusal_leaves_the_checked_kernel(monkeypatch):
     assert lifted(prog) == []
     r = OpenCLRunner()
     check(prog, [r], np.ones(70), np.arange(70, dtype=np.int32), np.float64(3.0), expect_error=False)
+
+
+# ------------------------------------------------------------------------------------------------
+# subscripts at computed indices: arrayAccess
+
+
+def gathers():
+    """Subscripts at indices computed from loaded data (``arrayAccess`` in Lift, checked with
+    the subscript's own site): a gather through an index vector, a gather of a gather, an
+    index computed from the map's index and a scalar, a long index, and a subscript in a
+    branch of an ``if`` (not a Lift program: the branch may not run, its check must not)."""
+    from lambda_cu.ir import Program
+    from .ocl_helpers import kernel
+    j, ps = var("j"), var("ps")
+    g0 = Map(th(("i", INT), prim("mul", Index(var("xs"), Index(ps, i), L("g:1:1")), const(2.0))),
+             Length(ps, INT))
+    g1 = Map(th(("i", INT), Index(var("xs"), Index(ps, Index(var("qs"), i), L("g:2:2")), L("g:2:1"))),
+             Length(var("qs"), INT))
+    g2 = Map(th(("i", INT), Index(var("xs"), prim("add", i, var("k")), L("g:3:1"))), Length(ps, INT))
+    g3 = Map(th(("j", INT64), prim("add", Index(var("ws"), prim("add", j, const(1, INT64)), L("g:4:1")),
+                                   j)), Length(ps, INT64))
+    g4 = Map(th(("i", INT), If(prim("lt", Index(ps, i), var("k")), Index(var("xs"), Index(ps, i), L("g:5:1")),
+                               const(0.5))), Length(ps, INT))
+    return Program((kernel("K", [("xs", VecT(FLOAT)), ("ps", VecT(INT)), ("qs", VecT(INT)),
+                                 ("ws", VecT(INT64)), ("k", INT)],
+                           [("r0", g0), ("r1", g1), ("r2", g2), ("r3", g3), ("r4", g4)],
+                           ["r0", "r1", "r2", "r3", "r4"]),))
+
+
+def test_computed_subscripts_are_lift_programs():
+    ls = lifted(gathers())
+    assert [x.soac for x in ls] == [b.soac for b in gathers().kernels[0].binds[:4]]
+    for x in ls:
+        lm = x.info["lift"]
+        assert "arrayAccess(" in lm.text()
+        # the kernel reports the subscript's site as errbase + code (no Lift site numbers)
+        assert [p.kind for p in lm.kernel.params][-2:] == ["errors", "errbase"]
+        assert "atomic_min" in lm.kernel.source
+        # the printed program parses and compiles back (Lift's own error protocol there)
+        again = compile_program(parse(lm.text()).program(lm.name))
+        assert again.checks and all(c.kind == "arrayAccess" for c in again.checks)
+    # the long index is checked as a long, the nested gather twice
+    lm1, lm3 = ls[1].info["lift"], ls[3].info["lift"]
+    assert f"{lm3.name}_check_long(" in lm3.kernel.source
+    assert lm1.kernel.source.count(f"{lm1.name}_check(") == 3     # the helper and two calls
+
+
+def _gather_inputs(rng, n, m):
+    xs = rng.standard_normal(m)
+    ps = rng.integers(0, max(m, 1), n).astype(np.int32)
+    qs = rng.integers(0, max(n, 1), n).astype(np.int32)
+    ws = rng.integers(-2**40, 2**40, n + 1).astype(np.int64)
+    return xs, ps, qs, ws
+
+
+@pytest.mark.parametrize("n", ODD_SIZES[1:] + (65, BIG))
+def test_computed_subscripts_equal_numpy(runners, n):
+    rng = np.random.default_rng(n)
+    m = max(n // 3, 1) + 7
+    xs, ps, qs, ws = _gather_inputs(rng, n, m)
+    rs = runners if n < BIG else runners[:1]
+    # k keeps i + k inside xs: k = m - n when n < m (else an error, below)
+    if n < m:
+        check(gathers(), rs, xs, ps, qs, ws, np.int32(m - n), expect_error=False)
+    else:
+        assert check(gathers(), rs, xs, ps, qs, ws, np.int32(m - n), expect_error=True) == \
+            (L("g:3:1"), MSG_BOUNDS)
+
+
+def test_computed_subscripts_out_of_bounds_report_their_site(runners):
+    rng = np.random.default_rng(7)
+    n, m = 100, 150
+    xs, ps, qs, ws = _gather_inputs(rng, n, m)
+    k = np.int32(0)             # i + k in bounds
+    check(gathers(), runners, xs, ps, qs, ws, k, expect_error=False)
+    bad = ps.copy()
+    bad[73] = m                 # one past the end: r0's subscript
+    assert check(gathers(), runners, xs, bad, qs, ws, k, expect_error=True) == (L("g:1:1"), MSG_BOUNDS)
+    bad[73] = -1
+    assert check(gathers(), runners, xs, bad, qs, ws, k, expect_error=True) == (L("g:1:1"), MSG_BOUNDS)
+    # the inner and the outer subscript of a gather of a gather: numpy's order
+    q2 = qs.copy()
+    q2[5] = n
+    assert check(gathers(), runners, xs, ps, q2, ws, k, expect_error=True) == (L("g:2:2"), MSG_BOUNDS)
+    # an index computed from the map's index and a scalar
+    assert check(gathers(), runners, xs, ps, qs, ws, np.int32(m - n + 1), expect_error=True) == \
+        (L("g:3:1"), MSG_BOUNDS)
+    # an empty vector read at a computed index: every subscript fails
+    assert check(gathers(), runners, np.zeros(0), ps, qs, ws, k, expect_error=True) == \
+        (L("g:1:1"), MSG_BOUNDS)
+    # the long index one past ws's end
+    assert check(gathers(), runners, xs, ps, qs, ws[:n], k, expect_error=True) == \
+        (L("g:4:1"), MSG_BOUNDS)
+
+
+def test_a_subscript_in_an_untaken_branch_is_not_checked(runners):
+    from lambda_cu.ir import Program
+    from .ocl_helpers import kernel
+    g4 = gathers().kernels[0].binds[4].soac
+    prog = Program((kernel("K", [("xs", VecT(FLOAT)), ("ps", VecT(INT)), ("k", INT)], [("r", g4)], ["r"]),))
+    assert lifted(prog) == []
+    xs = np.arange(10.0)
+    ps = np.array([3, 99, 7, 1000, 0] * 20, np.int32)     # 99 and 1000: the branch is not taken
+    check(prog, runners, xs, ps, np.int32(10), expect_error=False)
+    assert check(prog, runners, xs, ps, np.int32(100), expect_error=True) == (L("g:5:1"), MSG_BOUNDS)
+
+
+def segment_maps():
+    """Segment-descriptor fields read at the map's index and at computed indices: the value of
+    each element's segment start, and each segment's length plus its first element (an error
+    for an empty last segment)."""
+    from lambda_cu.ir import Program
+    from .ocl_helpers import kernel, seg
+    r = var("r")
+    starts = Map(th(("i", INT), Index(var("vs"), seg("sd", "offsets", seg("sd", "ids", i)), L("s:1:1"))),
+                 Length(var("vs"), INT))
+    firsts = Map(th(("r", INT), prim("add", seg("sd", "lengths", r),
+                                     Index(var("vs"), seg("sd", "offsets", r), L("s:2:1")))),
+                 Length(SegVec(var("sd"), "lengths"), INT))
+    return Program((kernel("K", [("sd", SD), ("vs", VecT(INT))], [("a", starts), ("b", firsts)],
+                           ["a", "b"]),))
+
+
+def test_segment_fields_at_computed_indices():
+    from lift_backend.lower.runner import lower_kernel
+    k = segment_maps().kernels[0]
+    # on a GPU both are Lift programs; on a CPU the segment ids are computed by walking the
+    # offsets (no buffer to read), so the map that reads them keeps its hand-written kernel
+    assert ["lift" in x.info for x in lower_kernel(k, strategy="gpu")] == [True, True]
+    assert ["lift" in x.info for x in lower_kernel(k, strategy="cpu")] == [False, True]
+
+
+@pytest.mark.parametrize("lengths", [[1], [3, 1, 2], [5] * 7 + [2], [1, 2, 3] * 700])
+def test_segment_fields_equal_numpy(runners, lengths):
+    from lambda_cu.values import SegDes
+    n = sum(lengths)
+    vs = (np.arange(n, dtype=np.int64) * 7919 % 1000).astype(np.int32)
+    check(segment_maps(), runners, SegDes(lengths), vs, expect_error=False)
+    # an empty last segment: its offset is #vs, out of bounds
+    assert check(segment_maps(), runners, SegDes(lengths + [0]), vs, expect_error=True) == \
+        (L("s:2:1"), MSG_BOUNDS)
+
+
+def let_index():
+    """``{ i => let y = ps[i] + 1 in xs[y - 1] * to_float(y) }``: the index uses a ``let``
+    variable (its right-hand side runs again in the index's user function)."""
+    y = var("y")
+    body = Let((y,), prim("add", Index(var("ps"), i), const(1)),
+               prim("mul", Index(var("xs"), prim("sub", y, const(1)), L("l:1:1")), prim("to_float", y)))
+    return one(Map(th(("i", INT), body), Length(var("ps"), INT)), [("xs", VecT(FLOAT)), ("ps", VecT(INT))])
+
+
+@pytest.mark.parametrize("n", (1, 7, 2049))
+def test_an_index_using_a_let_variable(runners, n):
+    ls = lifted(let_index())
+    assert len(ls) == 1 and "arrayAccess(" in ls[0].info["lift"].text()
+    xs = np.linspace(-1, 1, 50)
+    ps = (np.arange(n) * 31 % 50).astype(np.int32)
+    check(let_index(), runners, xs, ps, expect_error=False)
+    ps[n // 2] = 50
+    assert check(let_index(), runners, xs, ps, expect_error=True) == (L("l:1:1"), MSG_BOUNDS)
