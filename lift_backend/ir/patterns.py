@@ -8,7 +8,8 @@ segmented data: ``GatherIdx`` (data-dependent gather ``out[k] = v[idx[k]]``),
 ``SplitOffsets`` (row ``i`` spans ``offsets[i] .. offsets[i+1]``) and ``Partition(n, f)``;
 ``Generate(n)``, the index space ``0 .. n-1`` as an array (a view without memory), and
 ``At`` (``arrayAccess(xs, k)``: element ``k`` of ``xs`` for an index ``k`` computed at run time,
-an access view with an index expression, checked).
+an access view with an index expression, checked) and ``AtIf`` (``arrayAccessIf(xs, k, g)``:
+the same where ``g`` holds, else zero, unchecked).
 Address spaces: ``ToGlobal``, ``ToLocal``, ``ToPrivate``.
 
 Index functions for gather/scatter/partition: ``IndexLambda`` (``\\i -> i / M + ...``),
@@ -249,6 +250,17 @@ class At(LayoutPattern):
     code: Optional[int] = None
     name = "arrayAccess"
     arity = 2
+
+
+@dataclass(frozen=True)
+class AtIf(LayoutPattern):
+    """``arrayAccessIf(xs, k, g)``: ``arrayAccess(xs, k)`` where the ``bool`` value ``g`` holds,
+    else the zero of ``xs``'s (scalar) element type, without reading or checking anything:
+    a subscript in a branch of a conditional, which runs only when the branch does (the λcu
+    lowering's ``if c then xs[e] else ...``, ``g`` the branch's path condition)."""
+    code: Optional[int] = None
+    name = "arrayAccessIf"
+    arity = 3
 
 
 @dataclass(frozen=True)

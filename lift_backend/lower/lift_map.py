@@ -118,6 +118,7 @@ class _At:
     vec: str
     idx: ir.Exp
     node: ir.Index
+    guard: Optional[ir.Exp] = None   # the path condition of a subscript in a branch
 
 
 def _vec_key(e: ir.Exp, segtypes: Optional[dict]) -> Optional[str]:
@@ -133,14 +134,24 @@ def _vec_key(e: ir.Exp, segtypes: Optional[dict]) -> Optional[str]:
     return None
 
 
+def _wrap(e: ir.Exp, lets: tuple) -> ir.Exp:
+    """``e`` inside the ``let``s of ``lets`` (outermost first) whose variables it uses."""
+    for vs, rhs in reversed(lets):       # innermost first
+        if any(v.name in ir.free_vars(e) for v in vs):
+            e = ir.Let(vs, rhs, e)
+    return e
+
+
 def _elementwise(body: ir.Exp, i: str, reads: dict, ats: Optional[list] = None,
-                 under_if: bool = False, segtypes: Optional[dict] = None, lets: tuple = ()) -> ir.Exp:
+                 guard: Optional[ir.Exp] = None, segtypes: Optional[dict] = None,
+                 lets: tuple = ()) -> ir.Exp:
     """``body`` with every ``v[i]`` and every other use of ``i`` replaced by a fresh variable
     (``reads``: vector name, or :data:`INDEX` for ``i`` itself -> variable name) and, where
-    ``ats`` is a list, every other subscript ``v[e]`` of a vector outside the branches of an
-    ``if`` by a fresh variable too (appended to ``ats`` as an :class:`_At`, inner subscripts
-    first: the order in which they are evaluated; each index wrapped in the thunk's ``let``s whose
-    variables it uses, ``lets`` being those around ``body``); raises :class:`_NotElementwise`
+    ``ats`` is a list, every other subscript ``v[e]`` of a vector by a fresh variable too
+    (appended to ``ats`` as an :class:`_At`, inner subscripts first: the order in which they are
+    evaluated; each index wrapped in the thunk's ``let``s whose variables it uses, ``lets``
+    being those around ``body``; in a branch of an ``if``, with the branch's path condition
+    ``guard``, closed over the ``let``s around the ``if``); raises :class:`_NotElementwise`
     when another subscript, a length or a segment field is read, or ``i`` is shadowed."""
     if isinstance(body, ir.Index):
         key = _vec_key(body.vec, segtypes)
@@ -149,13 +160,10 @@ def _elementwise(body: ir.Exp, i: str, reads: dict, ats: Optional[list] = None,
         if isinstance(body.idx, ir.Var) and body.idx.name == i:
             v = reads.setdefault(key, f"%lift{len(reads)}")
             return ir.Var(v)
-        if ats is None or under_if:
+        if ats is None:
             raise _NotElementwise
-        idx = _elementwise(body.idx, i, reads, ats, under_if, segtypes, lets)
-        for vs, rhs in reversed(lets):       # the lets the index uses, innermost first
-            if any(v.name in ir.free_vars(idx) for v in vs):
-                idx = ir.Let(vs, rhs, idx)
-        at = _At(f"%at{len(ats)}", key, idx, body)
+        idx = _wrap(_elementwise(body.idx, i, reads, ats, guard, segtypes, lets), lets)
+        at = _At(f"%at{len(ats)}", key, idx, body, guard)
         ats.append(at)
         return ir.Var(at.var)
     if isinstance(body, (ir.Length, ir.SegVec)):
@@ -167,25 +175,36 @@ def _elementwise(body: ir.Exp, i: str, reads: dict, ats: Optional[list] = None,
     if isinstance(body, ir.Let):
         if any(v.name == i for v in body.vars):
             raise _NotElementwise
-        rhs = _elementwise(body.rhs, i, reads, ats, under_if, segtypes, lets)
-        inner = _elementwise(body.body, i, reads, ats, under_if, segtypes, lets + ((body.vars, rhs),))
+        rhs = _elementwise(body.rhs, i, reads, ats, guard, segtypes, lets)
+        inner = _elementwise(body.body, i, reads, ats, guard, segtypes, lets + ((body.vars, rhs),))
         if rhs is body.rhs and inner is body.body:
             return body
         return dataclasses.replace(body, rhs=rhs, body=inner)
-    if not isinstance(body, (ir.Const, ir.Tuple, ir.Proj, ir.PrimOp, ir.If, ir.Let)):
+    if isinstance(body, ir.If):
+        cond = _elementwise(body.cond, i, reads, ats, guard, segtypes, lets)
+        # the path conditions of the branches, closed over the lets around the if (a let in a
+        # branch may shadow a variable of the condition)
+        c = _wrap(cond, lets)
+        nc = ir.PrimOp("not", (c,))
+        g_then = c if guard is None else ir.PrimOp("and", (guard, c))
+        g_else = nc if guard is None else ir.PrimOp("and", (guard, nc))
+        then = _elementwise(body.then, i, reads, ats, g_then, segtypes, lets)
+        else_ = _elementwise(body.else_, i, reads, ats, g_else, segtypes, lets)
+        if cond is body.cond and then is body.then and else_ is body.else_:
+            return body
+        return dataclasses.replace(body, cond=cond, then=then, else_=else_)
+    if not isinstance(body, (ir.Const, ir.Tuple, ir.Proj, ir.PrimOp, ir.Let)):
         raise _NotElementwise
     changes = {}
     for fld in dataclasses.fields(body):
         x = getattr(body, fld.name)
-        # only the condition of an ``if`` always runs: its branches may not (see ``_At``)
-        branch = under_if or (isinstance(body, ir.If) and fld.name != "cond")
         if isinstance(x, ir.Exp) and not (isinstance(body, ir.Let) and fld.name == "vars"):
-            y = _elementwise(x, i, reads, ats, branch, segtypes, lets)
+            y = _elementwise(x, i, reads, ats, guard, segtypes, lets)
             if y is not x:
                 changes[fld.name] = y
         elif isinstance(x, tuple) and x and all(isinstance(y, ir.Exp) for y in x) \
                 and not (isinstance(body, ir.Let) and fld.name == "vars"):
-            ys = tuple(_elementwise(y, i, reads, ats, branch, segtypes, lets) for y in x)
+            ys = tuple(_elementwise(y, i, reads, ats, guard, segtypes, lets) for y in x)
             if any(a is not b for a, b in zip(ys, x)):
                 changes[fld.name] = ys
     return dataclasses.replace(body, **changes) if changes else body
@@ -201,7 +220,7 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
     from ..errors import LiftError
     from ..ir.builders import lam, mapGlb, program, toGlobal, userfun, zip_
     from ..ir.expr import FunCall
-    from ..ir.patterns import At, Generate, Get
+    from ..ir.patterns import At, AtIf, Generate, Get
     from ..types import ArrayType, ScalarType
     from ..arith import size_var
     from lambda_cu.errors import MSG_BOUNDS
@@ -259,12 +278,17 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
         if vec_types(at.vec) is None:
             return None
         code = sites.memo.get((id(at.node), at.node.loc, MSG_BOUNDS))
-        if code is None:    # a subscript the hand-written phase shares with an equal one
-            return None
+        if code is None:
+            # the hand-written phase reads an equal subscript that runs before this one on
+            # every path to it once: that one's site (it fails first)
+            code = next((c for a, c in zip(ats, codes) if a.vec == at.vec and a.idx == at.idx), None)
+            if code is None:
+                return None
         codes.append(code)
     # the scalars the thunks read: host parameters of the SOAC's context only
     local = set(reads.values()) | {at.var for at in ats}
-    free = (ir.free_vars(body).union(*(ir.free_vars(at.idx) for at in ats))) - local
+    free = (ir.free_vars(body).union(*(ir.free_vars(at.idx) for at in ats))
+            .union(*(ir.free_vars(at.guard) for at in ats if at.guard is not None))) - local
     host = {}
     for j, p in enumerate(ctx.params):
         if p.name in free:
@@ -336,23 +360,27 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
     main = user_function(f"uf_{kname}", body, (IntT, FloatT, BoolT, CharT))
     if main is None:
         return None
-    index_funs = []
+    def value_function(name: str, e: ir.Exp, kind: type):
+        """How the value ``e`` of λcu type ``kind`` is computed in the map's function: a value
+        read or a scalar parameter as it is (``("var",)``), else a user function
+        (``("uf", (function, its reads, type))``); None where it cannot be."""
+        if isinstance(e, ir.Var) and e.name in value_of:
+            return ("var",) if isinstance(value_of[e.name][1], kind) else None
+        if isinstance(e, ir.Var):           # a scalar parameter
+            if len(host.get(e.name, ())) != 1 or not isinstance(ctx.env[e.name].types[0], kind):
+                return None
+            return ("var",)
+        u = user_function(name, e, (kind,))
+        return None if u is None else ("uf", u)
+
+    index_funs, guard_funs = [], []
     for k, at in enumerate(ats):
-        if isinstance(at.idx, ir.Var) and at.idx.name in value_of:
-            t = value_of[at.idx.name][1]
-            if not isinstance(t, IntT):
-                return None
-            index_funs.append(None)         # the index is a value read: no function
-            continue
-        if isinstance(at.idx, ir.Var):      # a scalar parameter
-            if len(host.get(at.idx.name, ())) != 1 or not isinstance(ctx.env[at.idx.name].types[0], IntT):
-                return None
-            index_funs.append(None)
-            continue
-        u = user_function(f"uf_{kname}_i{k}", at.idx, (IntT,))
-        if u is None:
+        u = value_function(f"uf_{kname}_i{k}", at.idx, IntT)
+        g = None if at.guard is None else value_function(f"uf_{kname}_g{k}", at.guard, BoolT)
+        if u is None or (at.guard is not None and g is None):
             return None
         index_funs.append(u)
+        guard_funs.append(g)
 
     N = size_var("N")
     vec_names = [name for name, _, _ in ins if name != INDEX]
@@ -387,15 +415,20 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
             k = next(k for k, (name, _, _) in enumerate(ins) if reads[name] == v)
             return elem_expr(k)
 
+        def computed(how, e: ir.Exp, elem_expr):
+            if how[0] == "var":
+                return value(e.name, elem_expr)
+            uf, used, _ = how[1]
+            return FunCall(uf, tuple(value(v, elem_expr) for v in used) + tuple(ss))
+
         def access(k: int, elem_expr):
             uses[0] += 1
             at = ats[k]
-            u = index_funs[k]
-            if u is None:
-                ix = value(at.idx.name, elem_expr)
-            else:
-                ix = FunCall(u[0], tuple(value(v, elem_expr) for v in u[1]) + tuple(ss))
-            return FunCall(At(codes[k]), (vparams[at.vec], ix))
+            ix = computed(index_funs[k], at.idx, elem_expr)
+            if at.guard is None:
+                return FunCall(At(codes[k]), (vparams[at.vec], ix))
+            g = computed(guard_funs[k], at.guard, elem_expr)
+            return FunCall(AtIf(codes[k]), (vparams[at.vec], ix, g))
 
         def apply_main(elem_expr):
             uf, used, _ = main

@@ -79,7 +79,7 @@ class _ASInfer:
         layout = isinstance(f, P.LayoutPattern)
         is_uf = isinstance(f, (UserFun, P.Id, P.MapVec))
         arg_spaces = [self.expr(a, write_to if layout else None, env,
-                                in_userfun_arg=is_uf or (isinstance(f, P.At) and k == 1))
+                                in_userfun_arg=is_uf or (isinstance(f, (P.At, P.AtIf)) and k >= 1))
                       for k, a in enumerate(c.args)]
         if is_uf and in_userfun_arg:
             return PRIVATE
@@ -113,7 +113,7 @@ class _ASInfer:
             return self.fun(f.f, arg_spaces, target, env, call)
         if isinstance(f, P.Map):
             return self.fun(f.f, arg_spaces, write_to, env, call)
-        if isinstance(f, P.At):
+        if isinstance(f, (P.At, P.AtIf)):
             return arg_spaces[0]        # an element of the array, where the array lives
         if isinstance(f, P.LayoutPattern):
             return arg_spaces[-1] if arg_spaces else GLOBAL

@@ -232,10 +232,12 @@ class _Allocator:
                     raise self.error(f"{f.name}: a data-layout pattern cannot write the result of the "
                                      f"enclosing pattern (copy the data with a user function, e.g. mapSeq(id))")
                 self.visit(c.args[0], depth, True)
-            elif isinstance(f, P.At):
-                # the index is a value used where it is computed (as a user function's argument)
+            elif isinstance(f, (P.At, P.AtIf)):
+                # the index (and condition) are values used where they are computed (as a user
+                # function's arguments are)
                 self.visit(c.args[0], depth, False)
-                self.visit(c.args[1], depth, False, inline=True)
+                for a in c.args[1:]:
+                    self.visit(a, depth, False, inline=True)
             else:
                 for a in c.args:
                     self.visit(a, depth, False)

@@ -544,10 +544,16 @@ class _Inferer:
             st["n"] = n
             self.at_least(f"generate({A.to_text(n)})", n, A.ZERO, "the length must not be negative")
             return ArrayType(Int, n)
-        if isinstance(f, P.At):
-            vt = self.regular(self.array(argts[0], "arrayAccess", 1), "arrayAccess")
+        if isinstance(f, (P.At, P.AtIf)):
+            vt = self.regular(self.array(argts[0], f.name, 1), f.name)
             if argts[1] not in (Int, ScalarType("long")):
-                raise self.error(f"arrayAccess: the index must be an int or a long, got {argts[1]}")
+                raise self.error(f"{f.name}: the index must be an int or a long, got {argts[1]}")
+            if isinstance(f, P.AtIf):
+                if argts[2] != ScalarType("bool"):
+                    raise self.error(f"arrayAccessIf: the condition must be a bool, got {argts[2]}")
+                if not isinstance(vt.elem, ScalarType):
+                    raise self.error(f"arrayAccessIf: the elements must be scalars (the value where "
+                                     f"the condition does not hold is their zero), got {vt.elem}")
             return vt.elem
         if isinstance(f, P.GatherIdx):
             it = self.array(argts[0], "gatherIdx", 1)

@@ -15,7 +15,7 @@ from .. import arith as A
 from ..errors import LiftCompileError, Span
 from ..ir import patterns as P
 from ..types import ArrayType, TupleType, Type, VectorType
-from .views import (AccessView, AsScalarView, AsVectorView, BoundsCheck, GatherIdxView, ValueIndex, checked, GenerateView, JoinView,
+from .views import (AccessView, AsScalarView, AsVectorView, BoundsCheck, GatherIdxView, GuardView, ValueIndex, checked, GenerateView, JoinView,
                     MemView, NestView, OffsetView, PadView, ReorderView, SlideView, SplitView,
                     TransposeView, TupleAccessView, View, ZipView, index_fun_in_range, index_fun_width)
 
@@ -101,15 +101,19 @@ def layout_view(f: P.LayoutPattern, args: Sequence[View], result_type: Type,
         return OffsetView(args[0], static["start"], result_type)
     if isinstance(f, P.Generate):
         return GenerateView(result_type)
-    if isinstance(f, P.At):
+    if isinstance(f, (P.At, P.AtIf)):
         from .views import consume
         from ..types import ScalarType as _S
-        xs, k = args
+        xs, k = args[0], args[1]
         acc = consume(k)
         wide = k.type == _S("long")
         value = A.Lookup(ValueIndex(acc, wide), "value", 0, None, None)
-        check = BoundsCheck("arrayAccess", span, xs.type.length, f.code, id(f))
-        return AccessView(xs, checked(value, check), result_type)
+        check = BoundsCheck(f.name, span, xs.type.length, f.code, id(f))
+        read = AccessView(xs, checked(value, check), result_type)
+        if isinstance(f, P.At):
+            return read
+        guard = A.Lookup(ValueIndex(consume(args[2])), "guard", 0, None, None)
+        return GuardView(read, guard, result_type)
     if isinstance(f, P.GatherIdx):
         pt = args[1].type
         return GatherIdxView(args[1], args[0], result_type, BoundsCheck("gatherIdx", span, pt.length))

@@ -308,6 +308,16 @@ class GatherIdxView(View):
     check: Optional[BoundsCheck] = None
 
 
+@dataclass(frozen=True, eq=False)
+class GuardView(View):
+    """``arrayAccessIf``: the element ``parent`` reads where the value ``guard`` (a ``Lookup``
+    of a :class:`ValueIndex`) is not 0, else the zero of its type (the read, and its check,
+    happen only where the guard holds: a C conditional expression)."""
+    parent: View
+    guard: AExpr
+    type: Type
+
+
 # ------------------------------------------------------------------------------- accesses
 
 @dataclass(frozen=True, eq=False)
@@ -501,6 +511,9 @@ def _consume(v: View, arr: List[AExpr], tup: List[int], extra: AExpr, width: int
             arr[0] = A.div(k, v.width)
             extra = A.add(extra, A.mod(k, v.width))
             v = v.parent
+        elif isinstance(v, GuardView):
+            res = _consume(v.parent, arr, tup, extra, width)
+            return CondAccess(A.Cond("!=", v.guard, A.ZERO), res, ConstAccess(Literal("0", v.type)))
         elif isinstance(v, GatherIdxView):
             k = arr[0]
             ia = _consume(v.idx, [k], [], A.ZERO, 1)
@@ -575,6 +588,8 @@ def view_text(v: View) -> str:
             parts.append(f"Get({v.i})")
         elif isinstance(v, GatherIdxView):
             parts.append(f"GatherIdx[{view_text(v.idx)}]")
+        elif isinstance(v, GuardView):
+            parts.append(f"If({A.to_text(v.guard)})")
         elif isinstance(v, SlideView):
             parts.append(f"Slide({A.to_text(v.size)}, {A.to_text(v.step)})")
         elif isinstance(v, PadView):

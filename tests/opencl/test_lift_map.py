@@ -174,7 +174,8 @@ def gathers():
     """Subscripts at indices computed from loaded data (``arrayAccess`` in Lift, checked with
     the subscript's own site): a gather through an index vector, a gather of a gather, an
     index computed from the map's index and a scalar, a long index, and a subscript in a
-    branch of an ``if`` (not a Lift program: the branch may not run, its check must not)."""
+    branch of an ``if`` (``arrayAccessIf``: the branch may not run, and then its check must
+    not)."""
     from lambda_cu.ir import Program
     from .ocl_helpers import kernel
     j, ps = var("j"), var("ps")
@@ -195,18 +196,19 @@ def gathers():
 
 def test_computed_subscripts_are_lift_programs():
     ls = lifted(gathers())
-    assert [x.soac for x in ls] == [b.soac for b in gathers().kernels[0].binds[:4]]
+    assert [x.soac for x in ls] == [b.soac for b in gathers().kernels[0].binds]
     for x in ls:
         lm = x.info["lift"]
-        assert "arrayAccess(" in lm.text()
+        assert "arrayAccess(" in lm.text() or "arrayAccessIf(" in lm.text()
         # the kernel reports the subscript's site as errbase + code (no Lift site numbers)
         assert [p.kind for p in lm.kernel.params][-2:] == ["errors", "errbase"]
         assert "atomic_min" in lm.kernel.source
         # the printed program parses and compiles back (Lift's own error protocol there)
         again = compile_program(parse(lm.text()).program(lm.name))
-        assert again.checks and all(c.kind == "arrayAccess" for c in again.checks)
+        assert again.checks and all(c.kind.startswith("arrayAccess") for c in again.checks)
     # the long index is checked as a long, the nested gather twice
-    lm1, lm3 = ls[1].info["lift"], ls[3].info["lift"]
+    lm1, lm3, lm4 = ls[1].info["lift"], ls[3].info["lift"], ls[4].info["lift"]
+    assert "arrayAccessIf(" in lm4.text() and " ? " in lm4.kernel.source
     assert f"{lm3.name}_check_long(" in lm3.kernel.source
     assert lm1.kernel.source.count(f"{lm1.name}_check(") == 3     # the helper and two calls
 
@@ -264,7 +266,7 @@ def test_a_subscript_in_an_untaken_branch_is_not_checked(runners):
     from .ocl_helpers import kernel
     g4 = gathers().kernels[0].binds[4].soac
     prog = Program((kernel("K", [("xs", VecT(FLOAT)), ("ps", VecT(INT)), ("k", INT)], [("r", g4)], ["r"]),))
-    assert lifted(prog) == []
+    assert len(lifted(prog)) == 1
     xs = np.arange(10.0)
     ps = np.array([3, 99, 7, 1000, 0] * 20, np.int32)     # 99 and 1000: the branch is not taken
     check(prog, runners, xs, ps, np.int32(10), expect_error=False)
@@ -325,3 +327,45 @@ def test_an_index_using_a_let_variable(runners, n):
     check(let_index(), runners, xs, ps, expect_error=False)
     ps[n // 2] = 50
     assert check(let_index(), runners, xs, ps, expect_error=True) == (L("l:1:1"), MSG_BOUNDS)
+
+
+def branches():
+    """Subscripts in nested branches, a condition read at a computed index, and a ``let`` in a
+    branch that shadows a variable of the condition (the path condition must keep the outer
+    one): ``{ i => let y = ps[i] in
+                    if y >= 0 then (if xs[y] > 0.0 then xs[y] * 2.0
+                                    else let y = y - 1 in xs[y])   -- y - 1 may be -1
+                    else if y > -k then 1.0 else xs[y + k] }``"""
+    y = var("y")
+    ps, xs, k = var("ps"), var("xs"), var("k")
+    inner = If(prim("gt", Index(xs, y, L("b:1:1")), const(0.0)),
+               prim("mul", Index(xs, y, L("b:1:2")), const(2.0)),
+               Let((y,), prim("sub", y, const(1)), Index(xs, y, L("b:1:3"))))
+    outer = If(prim("ge", y, const(0)), inner,
+               If(prim("gt", y, prim("neg", k)), const(1.0), Index(xs, prim("add", y, k), L("b:1:4"))))
+    body = Let((y,), Index(ps, i), outer)
+    return one(Map(th(("i", INT), body), Length(ps, INT)), [("xs", VecT(FLOAT)), ("ps", VecT(INT)), ("k", INT)])
+
+
+@pytest.mark.parametrize("n", (1, 7, 65, 2049))
+def test_subscripts_in_branches(runners, n):
+    ls = lifted(branches())
+    assert len(ls) == 1 and ls[0].info["lift"].text().count("arrayAccessIf(") >= 4
+    rng = np.random.default_rng(n)
+    xs = rng.standard_normal(40)
+    ps = rng.integers(-45, 40, n).astype(np.int32)
+    ps[0] = 0                                       # xs[0] <= 0 would read xs[-1]
+    xs[0] = abs(xs[0]) + 0.5
+    check(branches(), runners, xs, ps, np.int32(45), expect_error=False)
+    # a branch taken with a bad index: its own location
+    big = ps.copy()
+    big[-1] = 40
+    assert check(branches(), runners, xs, big, np.int32(45), expect_error=True) == (L("b:1:1"), MSG_BOUNDS)
+    # k = 4: y > -4 gives 1.0, y = -4 reads xs[0], y = -5 reads xs[-1]
+    neg = np.maximum(ps, -4).astype(np.int32)
+    check(branches(), runners, xs, neg, np.int32(4), expect_error=False)
+    neg[n // 2] = -5
+    assert check(branches(), runners, xs, neg, np.int32(4), expect_error=True) == (L("b:1:4"), MSG_BOUNDS)
+    xz = xs.copy()
+    xz[0] = -1.0                                    # y = 0, xs[0] <= 0: reads xs[-1]
+    assert check(branches(), runners, xz, ps, np.int32(45), expect_error=True) == (L("b:1:3"), MSG_BOUNDS)
