@@ -1,8 +1,8 @@
 """MAPs as Lift programs, compiled by the Lift compiler's own stages.
 
 A λcu ``MAP {i => e using vs}`` whose thunk reads its vectors at the map's own index (``v[i]``)
-and, outside the branches of its ``if``s, at indices computed from loaded data (``v[e]``), and
-cannot otherwise fail, is the Lift program
+and at indices computed from loaded data (``v[e]``), and cannot otherwise fail, is the Lift
+program
 
     userfun uf(x0: t0, ..., a0: u0, ..., s0: w0, ...): t { <e as C> }
     userfun uf_i0(...): int { <the index of the first computed subscript as C> }
@@ -20,6 +20,10 @@ cannot otherwise fail, is the Lift program
   hand-written phase reports), and the kernel is compiled with ``error_base``: a failing check
   does ``atomic_min(err, errbase + code)``, the protocol of every kernel of the runner, so the
   error is the subscript's located message, the same one the numpy runner raises.
+* A subscript in a branch of an ``if`` is ``arrayAccessIf(w, k, g)``: ``g`` is the branch's path
+  condition (a user function of what the thunk has read), and the read and its check run only
+  where it holds, as the branch does in λcu (Lift evaluates a user function's arguments before
+  the call, so a plain ``arrayAccess`` would check an index the thunk never reads).
 * Segment-descriptor fields (``seg_offsets(sd)[r]``, ...) are int vectors like the others,
   except segment ids that a CPU computes by walking the offsets (no buffer exists).
 
@@ -31,9 +35,7 @@ the map's index has the map's length, and that length and those of the vectors r
 indices are at most ``INT_MAX`` (Lift's kernels index with ``int``), the map's at least 1;
 otherwise it launches the checked hand-written ``map`` phase of the same SOAC.
 
-What is not yet a Lift program (the hand-written phase runs): a subscript at a computed index in
-a branch of an ``if`` (Lift evaluates a user function's arguments before the call, so the
-branch's check would run when the branch does not), thunks with a failing primitive (a checked
+What is not yet a Lift program (the hand-written phase runs): thunks with a failing primitive (a checked
 division: user functions cannot reach the error buffer), several results (Lift writes a tuple
 result as one array of structs) and lengths read as values.  An index that uses ``let``
 variables of the thunk is computed with those ``let``s (their right-hand sides run again in the

@@ -124,3 +124,50 @@ def test_errors():
         with pytest.raises(LiftError) as ei:
             compile_program(parse(text, "t.lift").program("p"))
         assert what in str(ei.value), (text, str(ei.value))
+
+
+GUARDED = r"""
+userfun pos(i: int): bool { return i >= 0; }
+userfun pick(i: int, x: double): double { return i >= 0 ? x : -1.0; }
+program g(x: [double]M, p: [int]N) = mapGlb(0)(toGlobal(\i -> pick(i, arrayAccessIf(x, i, pos(i))))) $ p
+"""
+
+
+def test_guarded_access_reads_only_where_the_condition_holds():
+    p = parse(GUARDED, "g.lift").program("g")
+    text = program_text(p)
+    assert "arrayAccessIf(x, i, pos(i))" in text
+    k = compile_program(p)
+    assert compile_program(parse(GUARDED.split("program")[0] + text).program("g")).source == k.source
+    # the read and its check are the then-part of a C conditional: not evaluated otherwise
+    assert "(pos(p[gl_id]) != 0 ? x[lift_check(p[gl_id], M, 0, lift_err)] : 0)" in k.source
+
+
+@pytest.mark.opencl
+@pytest.mark.parametrize("n", [1, 65, 2**20 + 1])
+def test_guarded_access_results_and_errors(runtime, n):
+    k = compile_program(parse(GUARDED, "g.lift").program("g"))
+    rng = np.random.default_rng(n)
+    x = rng.standard_normal(9)
+    p = rng.integers(-10**9, 9, n).astype(np.int32)     # negative: not read, not checked
+    np.testing.assert_array_equal(runtime.run(k, {"x": x, "p": p}, global_size=64),
+                                  np.where(p >= 0, x[np.maximum(p, 0)], -1.0))
+    p[-1] = 9
+    with pytest.raises(LiftError, match=r"g.lift:4:71: error: index out of bounds in arrayAccessIf "
+                                        r"\(index 9, length 9\)"):
+        runtime.run(k, {"x": x, "p": p}, global_size=64)
+
+
+def test_guarded_access_errors():
+    bad = [
+        ("program p(x: [double]N, k: [int]N) = mapGlb(0)(toGlobal(\\i -> id(arrayAccessIf(x, i, i)))) $ k",
+         "arrayAccessIf: the condition must be a bool, got int"),
+        ("program p(x: [[double]M]N, k: [int]N, b: bool) = mapGlb(0)(\\i -> toGlobal(mapSeq(id)) $ "
+         "arrayAccessIf(x, i, b)) $ k", "arrayAccessIf: the elements must be scalars"),
+        ("program p(x: [double]N, k: [int]N) = mapGlb(0)(toGlobal(\\i -> id(arrayAccessIf(x, i)))) $ k",
+         "an argument must be a value, found a function"),   # applied to 2 of its 3 arguments
+    ]
+    for text, what in bad:
+        with pytest.raises(LiftError) as ei:
+            compile_program(parse(text, "t.lift").program("p"))
+        assert what in str(ei.value), (text, str(ei.value))
