@@ -223,7 +223,7 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
     from ..ir.builders import lam, mapGlb, program, toGlobal, userfun, zip_
     from ..ir.expr import FunCall
     from ..ir.patterns import At, AtIf, Generate, Get
-    from ..types import ArrayType, ScalarType
+    from ..types import ArrayType, ScalarType, TupleType, c_type_name
     from ..arith import size_var
     from lambda_cu.errors import MSG_BOUNDS
 
@@ -332,9 +332,10 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
         cn = f"a{k}"
         value_of[at.var] = (cn, t, _lift_scalar(buf), c_value(cn, buf, t))
 
-    def user_function(name: str, e: ir.Exp, kinds: tuple):
+    def user_function(name: str, e: ir.Exp, kinds: tuple, several: bool = False):
         """``e`` as a user function of the values it reads (in ``value_of``'s order) and the
-        scalars: (function, the λcu variables it reads, its λcu result type), or None."""
+        scalars: (function, the λcu variables it reads, its λcu result types), or None; with
+        ``several``, a value of several components is returned as a Lift tuple."""
         fv = ir.free_vars(e)
         used = [v for v in value_of if v in fv]
         env = dict(scal_env)
@@ -350,16 +351,23 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
             out = gen.apply(ir.Thunk((), e), [], env)
         except LowerError:
             return None
-        if own.table or gen.state or len(out.types) != 1 or not isinstance(out.types[0], kinds):
+        if own.table or gen.state or not out.types or (len(out.types) > 1 and not several) \
+                or not all(isinstance(t, kinds) for t in out.types):
             return None
-        rt = _lift_scalar(out.types[0])
-        if rt is None:
+        rts = [_lift_scalar(t) for t in out.types]
+        if None in rts:
             return None
-        src = "\n".join(gen.lines + [f"  return {out.exprs[0]};"])
-        uf = userfun(name, [(n, ScalarType(t)) for n, t in uparams], ScalarType(rt), "\n" + src + "\n")
-        return uf, used, out.types[0]
+        if len(rts) == 1:
+            ret = ScalarType(rts[0])
+            value = out.exprs[0]
+        else:
+            ret = TupleType(tuple(ScalarType(t) for t in rts))
+            value = f"({c_type_name(ret)}){{{', '.join(out.exprs)}}}"
+        src = "\n".join(gen.lines + [f"  return {value};"])
+        uf = userfun(name, [(n, ScalarType(t)) for n, t in uparams], ret, "\n" + src + "\n")
+        return uf, used, out.types
 
-    main = user_function(f"uf_{kname}", body, (IntT, FloatT, BoolT, CharT))
+    main = user_function(f"uf_{kname}", body, (IntT, FloatT, BoolT, CharT), several=True)
     if main is None:
         return None
     def value_function(name: str, e: ir.Exp, kind: type):
@@ -448,7 +456,7 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
     if uses[0] > MAX_ACCESSES:
         return None
     try:
-        kern = compile_program(prog, error_base=True)
+        kern = compile_program(prog, error_base=True, soa_output=True)
     except LiftError:
         # a limit of the Lift compiler (a user function too deep, ...): the hand-written phase
         # serves this MAP, as it serves every MAP that is not element-wise.  The tests assert
@@ -459,7 +467,7 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
     byname.update({cn: ("host", j) for cn, j, _ in scal})
     for kp in kern.params:
         if kp.kind == "output":
-            args.append(("out",))
+            args.append(("out", sum(a[0] == "out" for a in args)))
         elif kp.kind == "size":
             args.append(("size",) if kp.name == "N" else ("len", where[len_of[kp.name]][1]))
         elif kp.kind == "errors":

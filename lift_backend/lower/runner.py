@@ -475,12 +475,12 @@ class OpenCLRunner:
                 self._collect_events()
 
     def _launch_lift(self, kern: Any, lm: Any, host: list, kenv: dict, n: int,
-                     out: DVec) -> None:
+                     outs: list) -> None:
         """Launch a MAP's Lift kernel (``host``: the SOAC's context arguments)."""
         args: list = []
         for a in lm.args:
             if a[0] == "out":
-                args.append(out.buf)
+                args.append(outs[a[1]].buf)
             elif a[0] == "size":
                 args.append(np.int32(n))
             elif a[0] == "len":
@@ -795,7 +795,7 @@ class OpenCLRunner:
                 # index are in bounds; its subscripts at computed indices (arrayAccess) are
                 # checked and report the SOAC's sites; a CPU runs one element a work-item in work-groups
                 # of 64 (PoCL vectorises across them), a GPU strides as the hand-written loops do
-                self._launch_lift(K("lift"), lm, ctx, kenv, n, outs[0])
+                self._launch_lift(K("lift"), lm, ctx, kenv, n, outs)
                 return outs
             self.launch(K("map"), G, ctx + [L(n)] + [o.buf for o in outs])
             return outs

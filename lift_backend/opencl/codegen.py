@@ -26,7 +26,7 @@ from ..memory.alloc import Allocation, Memory
 from ..types import (ArrayType, ScalarType, TupleType, Type, VectorType, c_type_name, is_value,
                      uses_double)
 from ..types.infer import ArrayRef, TypedProgram
-from ..views import (CondAccess, ConstAccess, IndexAccess, MemAccess, MemView, TupleBuild, ValueAccess, ValueView, VectorBuild,
+from ..views import (CondAccess, ConstAccess, IndexAccess, MemAccess, MemView, TupleBuild, ValueAccess, ValueView, VectorBuild, ZipView,
                      View, access, consume, layout_view, output_view, view_text)
 from ..views.views import BoundsCheck, ValueIndex, WideIndex
 from . import cast as C
@@ -110,7 +110,7 @@ def c_literal(l: Literal) -> str:
 
 class CodeGen:
     def __init__(self, typed: TypedProgram, spaces, alloc: Allocation, shapes, barriers,
-                 error_base: bool = False):
+                 error_base: bool = False, soa_output: bool = False):
         self.typed = typed
         self.types = typed.types
         #: the fresh variables of this code generation (views' row variables, iterate
@@ -148,6 +148,8 @@ class CodeGen:
         #: check reports ``errbase + code`` (its ``arrayAccess``'s code) to ``err[0]`` only
         self.error_base = error_base
         self.errbase_name = ERROR_BASE
+        #: a result array of flat tuples is written as one buffer per component
+        self.soa_output = soa_output
         if error_base:
             # such a kernel is built with the host's other kernels: its helpers are its own
             self.check_name = f"{typed.program.name}_check"
@@ -196,7 +198,11 @@ class CodeGen:
             fields = []
             for i, e in enumerate(t.elems):
                 fields.append(f"{self.ctype(e)} _{i};")
-            self.structs[name] = f"typedef struct {{ {' '.join(fields)} }} {name};"
+            text = f"typedef struct {{ {' '.join(fields)} }} {name};"
+            if self.error_base:
+                # built with the host's other kernels, which may define the same tuple type
+                text = f"#ifndef LIFT_{name}\n#define LIFT_{name}\n{text}\n#endif"
+            self.structs[name] = text
         return name
 
     # ------------------------------------------------------------------ arithmetic
@@ -379,6 +385,18 @@ class CodeGen:
             for k, p in enumerate(acc.parts):
                 target = f"{p.mem.name}[{self.c(self.finalize(p.index))}]{''.join(f'._{f}' for f in p.fields)}"
                 self.block.add(C.Assign(target, f"{tmp}.s{k:x}"))
+                self.accesses.append(f"write {target}\n      view: {view_text(v)}")
+            return
+        if isinstance(acc, TupleBuild):
+            # a tuple stored into one buffer per component (``soa_output``)
+            if not all(isinstance(p, MemAccess) and p.mem.kind == "output" and p.width == 1 and not p.fields
+                       for p in acc.parts):
+                raise self.error("cannot write through this view (the destination is not memory)")
+            tmp = self.bind_name(self.vars.fresh("tup", 0, 0), "tup")
+            self.block.add(C.Decl(self.ctype(acc.type), tmp, value))
+            for k, p in enumerate(acc.parts):
+                target = f"{p.mem.name}[{self.c(self.finalize(p.index))}]"
+                self.block.add(C.Assign(target, f"{tmp}._{k}"))
                 self.accesses.append(f"write {target}\n      view: {view_text(v)}")
             return
         if isinstance(acc, ValueAccess) and acc.mem is not None:
@@ -749,7 +767,21 @@ class CodeGen:
             else:
                 env[p.name] = MemView(m, (), p.type)
             self.views[id(p)] = env[p.name]
-        out = MemView(self.alloc.output, (), self.typed.result_type)
+        rt = self.typed.result_type
+        outputs = [self.alloc.output]
+        out = MemView(self.alloc.output, (), rt)
+        if (self.soa_output and isinstance(rt, ArrayType) and not rt.dependent
+                and isinstance(rt.elem, TupleType) and all(isinstance(e, ScalarType) for e in rt.elem.elems)):
+            o = self.alloc.output
+            outputs = []
+            for k, e in enumerate(rt.elem.elems):
+                name = f"{o.name}{k}"
+                while name in taken or name in reserved:
+                    name = "_" + name
+                reserved.add(name)
+                self.scopes[-1].add(name)
+                outputs.append(Memory(name, GLOBAL, e, o.size, "output"))
+            out = ZipView(tuple(MemView(m, (), ArrayType(m.elem, rt.length)) for m in outputs), rt)
         self.block = top
         self.emit(prog.body, env, out)
 
@@ -766,9 +798,9 @@ class CodeGen:
             else:
                 cparams.append(f"const global {self.ctype(m.elem)}* restrict {m.name}")
                 params.append(KernelParam(m.name, "input", m.elem, m.size))
-        o = self.alloc.output
-        cparams.append(f"global {self.ctype(o.elem)}* {o.name}")
-        params.append(KernelParam(o.name, "output", o.elem, o.size))
+        for o in outputs:
+            cparams.append(f"global {self.ctype(o.elem)}* {o.name}")
+            params.append(KernelParam(o.name, "output", o.elem, o.size))
         for m in self.alloc.memories:
             if m.kind == "temp" and m.space == GLOBAL:
                 cparams.append(f"global {self.ctype(m.elem)}* {m.name}")

@@ -131,7 +131,8 @@ def check_lengths(typed: TypedProgram, env: Mapping[str, int], default_span: Opt
 
 
 def compile_program(program: Program, sizes: Optional[Mapping[str, int]] = None,
-                    global_size=None, local_size=None, error_base: bool = False):
+                    global_size=None, local_size=None, error_base: bool = False,
+                    soa_output: bool = False):
     """Compile ``program`` to OpenCL C: a :class:`CompiledKernel`, or a
     :class:`CompiledPipeline` of kernels run one after the other when a stage reads what
     other work-groups of a ``mapGlb``/``mapWrg`` wrote (the producing call, when it depends on
@@ -145,13 +146,15 @@ def compile_program(program: Program, sizes: Optional[Mapping[str, int]] = None,
     ``error_base``: the kernel reports a failing check as the code ``errbase + code`` of its
     ``arrayAccess`` (an ``int errbase`` parameter after the one-``int`` error buffer, the
     smallest code wins) instead of Lift's own site numbers and details: the protocol of a host
-    that numbers the sites itself (the NESL lowering).
+    that numbers the sites itself (the NESL lowering).  ``soa_output``: a result whose elements
+    are flat tuples of scalars is written as one output buffer per component (struct of
+    arrays) instead of one array of structs.
     """
     sizes = dict(sizes or {})
     check_size_values(sizes)
     launch = LaunchConfig(_dims(global_size, "global"), _dims(local_size, "local"))
     try:
-        return run_deep(lambda: _compile(program, sizes, launch, error_base))
+        return run_deep(lambda: _compile(program, sizes, launch, error_base, soa_output))
     except RecursionError:
         raise LiftCompileError(TOO_DEEP_TO_COMPILE, program.span)
     except ZeroDivisionError:
@@ -316,10 +319,11 @@ def _split(typed: TypedProgram, producer) -> Optional[Tuple[Program, Program, st
     return first, rest, tname
 
 
-def _compile(program: Program, sizes: Dict[str, int], launch: LaunchConfig, error_base: bool = False):
+def _compile(program: Program, sizes: Dict[str, int], launch: LaunchConfig, error_base: bool = False,
+             soa_output: bool = False):
     prog = substitute_sizes(program, sizes)
     try:
-        return _compile_kernel(prog, sizes, launch, error_base)
+        return _compile_kernel(prog, sizes, launch, error_base, soa_output)
     except CrossGroupError as e:
         parts = _split(e.typed, e.producer) if e.typed is not None else None
         if parts is None:
@@ -327,7 +331,7 @@ def _compile(program: Program, sizes: Dict[str, int], launch: LaunchConfig, erro
         first, rest, tname = parts
         stages, outputs = [], []
         for part, out in ((first, tname), (rest, None)):
-            k = _compile(part, {}, launch, error_base)
+            k = _compile(part, {}, launch, error_base, soa_output if out is None else False)
             if isinstance(k, CompiledPipeline):
                 stages += k.stages
                 outputs += list(k.outputs[:-1]) + [out]
@@ -338,7 +342,7 @@ def _compile(program: Program, sizes: Dict[str, int], launch: LaunchConfig, erro
 
 
 def _compile_kernel(prog: Program, sizes: Dict[str, int], launch: LaunchConfig,
-                    error_base: bool = False) -> CompiledKernel:
+                    error_base: bool = False, soa_output: bool = False) -> CompiledKernel:
     typed = infer_program(prog)
     for c in typed.constraints:
         if isinstance(c.expr, A.Cst) and c.violated(c.expr.value):
@@ -352,7 +356,7 @@ def _compile_kernel(prog: Program, sizes: Dict[str, int], launch: LaunchConfig,
     shapes = decide_shapes(typed, launch)
     uses_local = any(m.space == LOCAL for m in alloc.memories)
     barriers = eliminate_barriers(typed, spaces, shapes, uses_local)
-    gen = CodeGen(typed, spaces, alloc, shapes, barriers, error_base).generate()
+    gen = CodeGen(typed, spaces, alloc, shapes, barriers, error_base, soa_output).generate()
     return CompiledKernel(
         name=prog.name, source=gen.source, program=prog, typed=typed, params=gen.params,
         result_type=typed.result_type, barriers=gen.barriers, launch=launch, sizes=sizes,
