@@ -24,6 +24,9 @@ program
   condition (a user function of what the thunk has read), and the read and its check run only
   where it holds, as the branch does in λcu (Lift evaluates a user function's arguments before
   the call, so a plain ``arrayAccess`` would check an index the thunk never reads).
+* Several results (a λcu tuple, flat) are one user function returning a Lift tuple; the kernel is
+  compiled with ``soa_output``, so it writes one buffer per component, as the runner keeps
+  them (the printed ``.lift`` program, compiled alone, writes one array of tuples).
 * Segment-descriptor fields (``seg_offsets(sd)[r]``, ...) are int vectors like the others,
   except segment ids that a CPU computes by walking the offsets (no buffer exists).
 
@@ -36,8 +39,7 @@ indices are at most ``INT_MAX`` (Lift's kernels index with ``int``), the map's a
 otherwise it launches the checked hand-written ``map`` phase of the same SOAC.
 
 What is not yet a Lift program (the hand-written phase runs): thunks with a failing primitive (a checked
-division: user functions cannot reach the error buffer), several results (Lift writes a tuple
-result as one array of structs) and lengths read as values.  An index that uses ``let``
+division: user functions cannot reach the error buffer) and lengths read as values.  An index that uses ``let``
 variables of the thunk is computed with those ``let``s (their right-hand sides run again in the
 index's user function).  λcu ``bool`` is Lift's ``bool`` (a ``uchar`` in C); λcu ``char`` (codes
 0..255) is Lift's ``char``, read through ``uchar`` in the user function.
