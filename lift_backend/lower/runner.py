@@ -492,7 +492,9 @@ class OpenCLRunner:
             else:
                 args.append(host[a[1]])
         if self.c.strategy == "cpu":
-            self.launch(kern, n, args, local=64)
+            # at least one work-item per element: the kernel's mapGlb is an ``if`` (lift_map.py)
+            from .lift_map import CPU_LOCAL
+            self.launch(kern, n, args, local=CPU_LOCAL)
         else:
             self.launch(kern, min(n, self.map_items), args)
 
@@ -789,7 +791,7 @@ class OpenCLRunner:
         if isinstance(s, ir.Map):
             outs = [self.new_vec(n, dt) for dt in tau]
             lm = ls.info.get("lift")
-            if lm is not None and 0 < n <= _INT_MAX and all(int(ctx[j]) == n for j in lm.inputs) \
+            if lm is not None and 0 < n <= _INT_MAX - 1024 and all(int(ctx[j]) == n for j in lm.inputs) \
                     and all(int(ctx[a[1]]) <= _INT_MAX for a in lm.args if a[0] == "len"):
                 # the kernel the Lift compiler wrote (lift_map.py): the inputs read at the map's
                 # index are in bounds; its subscripts at computed indices (arrayAccess) are

@@ -311,7 +311,7 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
         # an element-wise thunk is also a Lift program, compiled by the Lift compiler (the
         # runner launches it where every input has the map's length: lift_map.py)
         from .lift_map import lift_map
-        lm = lift_map(kname, soac, tenv, ctx, sites)
+        lm = lift_map(kname, soac, tenv, ctx, sites, strategy)
         if lm is not None:
             b.phases.append(Phase(lm.name, lm.text(), lm.kernel.source))
             info["lift"] = lm

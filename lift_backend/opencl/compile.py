@@ -61,6 +61,9 @@ def _dims(x, what: str = "global") -> Optional[Tuple[int, ...]]:
     dims = (x,) if not isinstance(x, (tuple, list)) else tuple(x)
     out = []
     for v in dims:
+        if isinstance(v, A.Expr) and not isinstance(v, A.Cst) and what == "global":
+            out.append(v)       # symbolic: at least this many work-items (see LaunchConfig)
+            continue
         try:
             iv = int(v)
         except (TypeError, ValueError, OverflowError):
@@ -71,6 +74,8 @@ def _dims(x, what: str = "global") -> Optional[Tuple[int, ...]]:
     if not 1 <= len(out) <= 3:
         raise LiftCompileError(f"the {what} size has 1 to 3 dimensions, got {len(out)}")
     for v in out:
+        if isinstance(v, A.Expr):
+            continue
         if not 1 <= v <= INT_MAX:
             raise LiftCompileError(f"the {what} size {v} is out of range: each dimension must be "
                                    f"between 1 and {INT_MAX}")

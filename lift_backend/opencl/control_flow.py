@@ -24,8 +24,10 @@ from ..types.infer import TypedProgram
 
 @dataclass(frozen=True)
 class LaunchConfig:
-    """Global and local sizes known at compile time (``None``: unknown)."""
-    global_size: Optional[Tuple[int, ...]] = None
+    """Global and local sizes known at compile time (``None``: unknown).  A global size may be
+    an arithmetic expression of the program's size variables (``N + 255``: the host launches
+    at least ``N`` work-items, so a ``mapGlb`` over ``N`` runs at most once per work-item)."""
+    global_size: Optional[Tuple[object, ...]] = None
     local_size: Optional[Tuple[int, ...]] = None
 
     def threads(self, kind: str, dim: int) -> Optional[A.Expr]:
@@ -34,9 +36,11 @@ class LaunchConfig:
         if kind == "mapLcl":
             return None if l is None else A.Cst(l)
         if kind == "mapGlb":
-            return None if g is None else A.Cst(g)
+            return None if g is None else (g if isinstance(g, A.Expr) else A.Cst(g))
         if kind == "mapWrg":
-            return None if (g is None or l is None) else A.Cst(g // l)
+            if g is None or l is None or isinstance(g, A.Expr):
+                return None
+            return A.Cst(g // l)
         return None
 
 

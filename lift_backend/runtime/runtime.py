@@ -165,11 +165,25 @@ class Runtime:
             raise LiftRuntimeError(f"unknown size(s) {', '.join(need)}: give them explicitly")
         check_sizes(kernel, env)
 
-        gsz = _dims(global_size, "global") or kernel.launch.global_size
+        fixed_g = kernel.launch.global_size
+        at_least = None     # a global size compiled as an expression: at least its value
+        if fixed_g is not None and any(isinstance(g, A.Expr) for g in fixed_g):
+            try:
+                at_least = tuple(int(A.evaluate(g, env)) if isinstance(g, A.Expr) else g for g in fixed_g)
+            except (KeyError, ZeroDivisionError, ValueError) as ex:
+                raise LiftRuntimeError(f"cannot evaluate the global size of the kernel: {ex}")
+            fixed_g = None
+        given_g = _dims(global_size, "global")
         lsz = _dims(local_size, "local") or kernel.launch.local_size
+        gsz = given_g or fixed_g
+        if gsz is None and at_least is not None:
+            gsz = tuple(-(-g // l) * l for g, l in zip(at_least, lsz)) if lsz else at_least
         if gsz is None:
             raise LiftRuntimeError("the global size is needed to launch the kernel")
-        for what, given, fixed in (("global", _dims(global_size, "global"), kernel.launch.global_size),
+        if at_least is not None and (len(gsz) != len(at_least) or any(g < m for g, m in zip(gsz, at_least))):
+            raise LiftRuntimeError(f"the kernel was compiled for a global size of at least {at_least}, "
+                                   f"not {gsz}")
+        for what, given, fixed in (("global", given_g, fixed_g),
                                    ("local", _dims(local_size, "local"), kernel.launch.local_size)):
             if given is not None and fixed is not None and tuple(given) != tuple(fixed):
                 raise LiftRuntimeError(f"the kernel was compiled for the {what} size {fixed}, not {given}")

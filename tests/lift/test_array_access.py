@@ -171,3 +171,20 @@ def test_guarded_access_errors():
         with pytest.raises(LiftError) as ei:
             compile_program(parse(text, "t.lift").program("p"))
         assert what in str(ei.value), (text, str(ei.value))
+
+
+@pytest.mark.opencl
+def test_a_symbolic_global_size_makes_the_map_an_if(runtime, lf):
+    # a global size that is an expression of the sizes: at least N work-items, so the mapGlb
+    # over N runs at most once per work-item (Lift's control-flow simplification, §5.5)
+    from lift_backend import arith as A
+    M = A.size_var("M")       # perm maps over p: [int]M
+    k = compile_program(lf.program("perm"), global_size=A.add(M, 63))
+    assert "if (get_global_id(0) < M)" in k.source
+    assert "for (int gl_id" not in k.source
+    x = np.arange(10.0)
+    p = np.array([9, 0, 3], np.int32)
+    np.testing.assert_array_equal(runtime.run(k, {"x": x, "p": p}), x[p])
+    np.testing.assert_array_equal(runtime.run(k, {"x": x, "p": p}, global_size=128), x[p])
+    with pytest.raises(LiftError, match="at least"):
+        runtime.run(k, {"x": x, "p": np.arange(10, dtype=np.int32)}, global_size=8, local_size=8)

@@ -80,8 +80,11 @@ def test_elementwise_maps_are_lift_programs():
             # the printed program is Lift: parsed back, it compiles to the kernel the runner
             # launches
             lf = parse(text)
-            again = compile_program(lf.program(lm.name))
+            again = compile_program(lf.program(lm.name), global_size=lm.kernel.launch.global_size,
+                                    error_base=True, soa_output=True)
             assert again.source == lm.kernel.source
+            # on a CPU the runner launches a work-item per element: the mapGlb is an if
+            assert "if (get_global_id(0) < N)" in again.source
             assert [p.kind for p in lm.kernel.params][-2:] == ["output", "size"]
             assert lm.name in print_lift(prog)
 
