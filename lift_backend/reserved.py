@@ -19,8 +19,19 @@ C_KEYWORDS = {
     "uintptr_t", "kernel", "global", "local", "constant", "private", "read_only", "write_only",
     "read_write", "true", "false", "main", "event_t", "sampler_t", "image1d_t", "image2d_t",
     "image3d_t", "image1d_array_t", "image2d_array_t", "image1d_buffer_t", "NULL", "vec_step",
-    "typeof", "_Bool", "_Complex", "_Imaginary",
+    "typeof", "_Bool", "_Complex", "_Imaginary", "while", "asm", "__kernel", "complex", "imaginary",
 }
+
+#: the macros OpenCL C defines (spec §6.12.2, §6.12.3, §6.10): a name that the preprocessor
+#: replaces cannot be a user name either
+C_MACROS = set("""
+CHAR_BIT CHAR_MAX CHAR_MIN INT_MAX INT_MIN LONG_MAX LONG_MIN SCHAR_MAX SCHAR_MIN SHRT_MAX SHRT_MIN
+UCHAR_MAX USHRT_MAX UINT_MAX ULONG_MAX MAXFLOAT HUGE_VALF HUGE_VAL INFINITY NAN
+M_E M_LOG2E M_LOG10E M_LN2 M_LN10 M_PI M_PI_2 M_PI_4 M_1_PI M_2_PI M_2_SQRTPI M_SQRT2 M_SQRT1_2
+M_E_F M_LOG2E_F M_LOG10E_F M_LN2_F M_LN10_F M_PI_F M_PI_2_F M_PI_4_F M_1_PI_F M_2_PI_F
+M_2_SQRTPI_F M_SQRT2_F M_SQRT1_2_F M_E_H M_PI_H CL_VERSION_1_0 CL_VERSION_1_1 CL_VERSION_1_2
+CL_VERSION_2_0 CL_VERSION_3_0 ATOMIC_VAR_INIT ATOMIC_FLAG_INIT NESSIE_ERR NZ_FOR
+""".split())
 
 #: OpenCL C 1.2 built-in functions (spec §6.12), the families given by RESERVED_PREFIXES aside
 OPENCL_BUILTINS = set("""
@@ -41,7 +52,7 @@ read_imageui write_imagef write_imagei write_imageui read_imageh write_imageh
 """.split())
 
 RESERVED_PREFIXES = ("get_", "vload", "vstore", "convert_", "as_", "atomic_", "atom_", "async_",
-                     "__", "Tuple_", "CLK_", "lift_")
+                     "__", "Tuple_", "CLK_", "lift_", "FLT_", "DBL_", "HALF_", "FP_", "LIFT_")
 
 _VECTOR_TYPE = re.compile(r"(char|uchar|short|ushort|int|uint|long|ulong|float|double|half|bool)"
                           r"(2|3|4|8|16)?(_t)?$")
@@ -51,6 +62,8 @@ def why_reserved(name: str, builtins: bool = True) -> str:
     """Why ``name`` cannot be a user name in the generated C ('' when it can)."""
     if name in C_KEYWORDS or _VECTOR_TYPE.match(name):
         return "an OpenCL C keyword or type name"
+    if name in C_MACROS:
+        return "a macro of OpenCL C"
     if builtins and name in OPENCL_BUILTINS:
         return "the name of an OpenCL C built-in function"
     for p in RESERVED_PREFIXES:

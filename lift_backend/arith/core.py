@@ -666,6 +666,19 @@ def mod(a, b) -> Expr:
     return Mod(a, b)
 
 
+#: the largest constant power computed exactly (in bits): sizes and indices are at most 64-bit,
+#: and a larger power (``pow(2, pow(2, 40))``) would take the process's memory and time
+MAX_POW_BITS = 4096
+
+
+def _const_pow(b: int, e: int) -> "Cst":
+    if e < 0:
+        raise ValueError("negative exponent in natural-number arithmetic")
+    if abs(b) > 1 and e * abs(b).bit_length() > MAX_POW_BITS:
+        raise ValueError(f"pow({b}, {e}) is too large (over {MAX_POW_BITS} bits)")
+    return Cst(b ** e)
+
+
 def pow_(base, exp) -> Expr:
     base, exp = to_expr(base), to_expr(exp)
     if isinstance(exp, Cst):
@@ -676,7 +689,7 @@ def pow_(base, exp) -> Expr:
         if exp.value == 1:
             return base
         if isinstance(base, Cst):
-            return Cst(base.value ** exp.value)
+            return _const_pow(base.value, exp.value)
         return mul(*([base] * exp.value)) if exp.value <= 4 else Pow(base, exp)
     if isinstance(base, Cst) and base.value in (0, 1):
         return base if base.value == 1 else Pow(base, exp)
@@ -685,7 +698,7 @@ def pow_(base, exp) -> Expr:
         consts = [t for t in exp.terms if isinstance(t, Cst)]
         if consts and consts[0].value > 0:
             rest = add(*[t for t in exp.terms if not isinstance(t, Cst)])
-            return mul(Cst(base.value ** consts[0].value), Pow(base, rest))
+            return mul(_const_pow(base.value, consts[0].value), Pow(base, rest))
     return Pow(base, exp)
 
 

@@ -39,7 +39,8 @@ def evaluate(e: Expr, env: Dict, lookup: Optional[Callable[[Lookup, int], int]] 
     if isinstance(e, Mod):
         return c_mod(evaluate(e.a, env, lookup), evaluate(e.b, env, lookup))
     if isinstance(e, Pow):
-        return evaluate(e.base, env, lookup) ** evaluate(e.exp, env, lookup)
+        from .core import _const_pow
+        return _const_pow(evaluate(e.base, env, lookup), evaluate(e.exp, env, lookup)).value
     if isinstance(e, IfThenElse):
         return evaluate(e.then if eval_cond(e.cond, env, lookup) else e.els, env, lookup)
     if isinstance(e, SumOver):

@@ -53,6 +53,7 @@ def check_user_names(program) -> None:
     if program.name in fun_names:
         raise LiftCompileError(f"program {program.name} has the name of a user function it calls "
                                f"(the kernel and the function would have one C name); rename one", program.span)
+    param_names = {p.name for p in program.params}
     for p in program.params:
         why = why_reserved(p.name, builtins=False)
         if why:
@@ -60,6 +61,24 @@ def check_user_names(program) -> None:
         if p.name in fun_names:
             raise LiftCompileError(f"parameter {p.name} has the name of a user function the program calls "
                                    f"(the kernel could not call it); rename one", program.span)
+    # size variables become int kernel parameters too
+    from ..types import type_free_vars
+    from ..types.infer import LEN_UID
+    for p in program.params:
+        for v in (type_free_vars(p.type) if p.type is not None else ()):
+            if v.uid == LEN_UID:
+                raise LiftCompileError(f"parameter {p.name}: its type uses {v.name}: a parameter's type "
+                                       f"gives its sizes with size variables, not with len", program.span)
+            why = why_reserved(v.name, builtins=False)
+            if why:
+                raise LiftCompileError(f"size {v.name} (in the type of {p.name}): {why}; rename it", program.span)
+            if v.name in fun_names:
+                raise LiftCompileError(f"size {v.name} (in the type of {p.name}) has the name of a user "
+                                       f"function the program calls; rename one", program.span)
+            if v.name in param_names or v.name == program.name:
+                raise LiftCompileError(f"size {v.name} (in the type of {p.name}) has the name of "
+                                       f"{'a parameter' if v.name in param_names else 'the program'}; rename one",
+                                       program.span)
 
 
 def unique(base: str, taken: Iterable[str]) -> str:

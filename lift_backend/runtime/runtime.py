@@ -488,7 +488,8 @@ def _convert(arr: np.ndarray, target, name: str, t: Type) -> np.ndarray:
                                               f"({info.min} .. {info.max})")
     elif target.kind == "f" and arr.dtype.kind == "f" and arr.dtype.itemsize > target.itemsize and arr.size:
         finite = arr[np.isfinite(arr)]
-        big = finite[np.abs(finite) > np.finfo(target).max]
+        with np.errstate(over="ignore"):    # a value that rounds to the largest float fits
+            big = finite[np.isinf(finite.astype(target))]
         if big.size:
             raise LiftArgumentError(name, f"the value {float(big.flat[0])!r} does not fit the type {t} "
                                           f"(it would become infinite)")

@@ -349,7 +349,10 @@ class Parser:
                 self.expect(",")
                 x = self.parse_arith(avars)
                 self.expect(")")
-                return A.pow_(b, x)
+                try:
+                    return A.pow_(b, x)
+                except ValueError as ex:
+                    raise self.error(f"pow: {ex}", t)
             return self.arith_name(t, avars)
         if t.text == "(":
             e = self.parse_arith(avars)
@@ -542,11 +545,22 @@ class Parser:
                 value = float(t.text.rstrip("fF"))
             except ValueError:
                 value = 0.0
-            limit = 3.4028234663852886e38 if single else 1.7976931348623157e308
-            if value > limit or value == float("inf"):
+            infinite = value == float("inf")
+            if single and not infinite:
+                import struct
+                try:        # rounded to the nearest float (3.4028235e38 is FLT_MAX)
+                    infinite = struct.unpack("f", struct.pack("f", value))[0] == float("inf")
+                except OverflowError:
+                    infinite = True
+            if infinite:
                 raise self.error(f"literal out of range: {neg}{t.text} does not fit the type "
                                  f"{'float' if single else 'double'} (it would be infinite)", t)
-            return Literal(neg + t.text, ScalarType("float" if single else "double"))
+            text = t.text
+            mant = text.rstrip("fF")
+            if not any(c in mant for c in ".eE"):
+                # 5f is not C: a float constant needs a point or an exponent
+                text = mant + ".0" + text[len(mant):]
+            return Literal(neg + text, ScalarType("float" if single else "double"))
         raise self.error(f"expected a number, found {t.text!r}", t)
 
     def static_args(self, parse_one, n: int):

@@ -410,7 +410,10 @@ def consume(view: View, arr: Tuple[AExpr, ...] = (), tup: Tuple[int, ...] = (), 
     return _consume(view, arr, tup, extra, width)
 
 
-def _consume(v: View, arr: List[AExpr], tup: List[int], extra: AExpr, width: int) -> Access:
+def _consume(v: View, arr: List[AExpr], tup: List[int], extra: AExpr, width: int,
+             comp: bool = False) -> Access:
+    """``comp``: a component of a vector was selected (``asScalar`` above), at offset ``extra``
+    (which may be 0: the first component, not the whole vector)."""
     while True:
         if isinstance(v, AccessView):
             arr.insert(0, v.index)
@@ -462,7 +465,7 @@ def _consume(v: View, arr: List[AExpr], tup: List[int], extra: AExpr, width: int
                 hi_ok = A.decide(A.Cond("<", i, n))
                 if lo_ok is False or hi_ok is False:
                     return ConstAccess(b)
-                res = _consume(v.parent, [i] + arr[1:], list(tup), extra, width)
+                res = _consume(v.parent, [i] + arr[1:], list(tup), extra, width, comp)
                 if hi_ok is not True:
                     res = CondAccess(A.Cond("<", i, n), res, ConstAccess(b))
                 if lo_ok is not True:
@@ -486,10 +489,11 @@ def _consume(v: View, arr: List[AExpr], tup: List[int], extra: AExpr, width: int
             arr[0] = idx
             v = v.parent
         elif isinstance(v, AsVectorView):
-            if extra != A.ZERO and width == 1:
+            if (comp or extra != A.ZERO) and width == 1:
                 # a component of a vector (asScalar above): the scalar at vector * w + component
                 arr[0] = A.add(A.mul(arr[0], v.width), extra)
                 extra = A.ZERO
+                comp = False
             elif width == 1 and not tup:
                 # a whole vector: one vloadN/vstoreN only where its elements are provably
                 # contiguous in memory, else built from (or stored to) its components
@@ -510,9 +514,10 @@ def _consume(v: View, arr: List[AExpr], tup: List[int], extra: AExpr, width: int
             k = arr[0]
             arr[0] = A.div(k, v.width)
             extra = A.add(extra, A.mod(k, v.width))
+            comp = True
             v = v.parent
         elif isinstance(v, GuardView):
-            res = _consume(v.parent, arr, tup, extra, width)
+            res = _consume(v.parent, arr, tup, extra, width, comp)
             return CondAccess(A.Cond("!=", v.guard, A.ZERO), res, ConstAccess(Literal("0", v.type)))
         elif isinstance(v, GatherIdxView):
             k = arr[0]
@@ -530,13 +535,13 @@ def _consume(v: View, arr: List[AExpr], tup: List[int], extra: AExpr, width: int
         elif isinstance(v, ZipView):
             if not tup:
                 # the whole tuple is needed: build it from its components
-                parts = tuple(_consume(p, list(arr), [], extra, width) for p in v.parents)
+                parts = tuple(_consume(p, list(arr), [], extra, width, comp) for p in v.parents)
                 return TupleBuild(_elem_type(v.type, len(arr)), parts)
             v = v.parents[tup.pop(0)]
         elif isinstance(v, ValueView):
             return ValueAccess(v.mem, v.expr, tuple(tup))
         elif isinstance(v, GenerateView):
-            if len(arr) != 1 or tup or extra != A.ZERO or width != 1:   # pragma: no cover
+            if len(arr) != 1 or tup or extra != A.ZERO or comp or width != 1:   # pragma: no cover
                 raise LiftCompileError("internal: generate read as a nested, tuple or vector array")
             return IndexAccess(arr[0])
         elif isinstance(v, MemView):
@@ -548,7 +553,7 @@ def _consume(v: View, arr: List[AExpr], tup: List[int], extra: AExpr, width: int
             off = A.add(off, extra)
             et = _elem_type(v.type, depth)
             w = width
-            if isinstance(et, VectorType) and width == 1 and extra == A.ZERO:
+            if isinstance(et, VectorType) and width == 1 and extra == A.ZERO and not comp:
                 w = et.width
             return MemAccess(v.mem, off, tuple(tup), w)
         else:

@@ -254,7 +254,10 @@ def _power(arg, ctx):
     if _is_int(x):
         if n >= 0:
             return ctx.sem.wrap(pow(x, n, 1 << ctx.sem.int_bits))
-        return ctx.sem.wrap(_int_quotient(1, ctx.sem.wrap(pow(x, -n, 1 << ctx.sem.int_bits)), ctx))
+        # 1 / x^-n of the exact power (a wrapped power of 0 would be a false division by zero)
+        if x == 0:
+            raise ctx.error(E.DIVIDE_BY_ZERO)
+        return 1 if x == 1 else (-1 if n % 2 else 1) if x == -1 else 0
     return _ieee(np.power, x, float(n))
 
 
@@ -272,7 +275,8 @@ def _abs(x, ctx):
 def _diff(arg, ctx):
     """The absolute difference ``abs(x - y)``."""
     x, y = arg
-    return ctx.sem.wrap(abs(x - y)) if _is_int(x) else abs(x - y)
+    # the difference wraps first, as the int arithmetic of every backend (and C) does
+    return ctx.sem.wrap(abs(ctx.sem.wrap(x - y))) if _is_int(x) else abs(x - y)
 
 
 @builtin("max")

@@ -218,7 +218,10 @@ class Inferencer:
             namer = self.namer()
             exp_s = self.show(expected, namer, True)
             got_s = self.show(got, namer)
-            extra = f" ({e.args[0]})" if e.args and e.args[0] else ""
+            note = e.args[0] if e.args else ""
+            if note and " is not a" in note and note.split()[-1] == exp_s:
+                note = ""       # "expected number but got bool" says it already
+            extra = f" ({note})" if note else ""
             if isinstance(self.zonk(expected), TFun) and not isinstance(self.zonk(got), TFun):
                 raise CompileError(span, f"type mismatch: expected a function of type {exp_s} "
                                          f"(the name of a function) but got {got_s}{extra}")
@@ -281,7 +284,8 @@ class Inferencer:
             self.subst[v.id] = t
             return
         if not self._check_class(t, c):
-            raise _UnifyError("")
+            article = "an" if c[0] in "aeiou" else "a"
+            raise _UnifyError(f"{self.show(t, self.namer())} is not {article} {c}")
         self.subst[v.id] = t
 
     def _check_class(self, t: Type, c: str) -> bool:

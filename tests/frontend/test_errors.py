@@ -69,6 +69,11 @@ def test_type_errors_are_located_at_the_offending_subexpression():
         "t.nesl:1:12: error: type mismatch: expected int but got bool"]
     assert errors_of("d = {x : x in 5};") == [
         "t.nesl:1:15: error: type mismatch: expected [a] but got int"]
+    # a type outside the class a sequence's elements need: the class is named
+    assert errors_of('s = sum("abc");') == [
+        "t.nesl:1:9: error: type mismatch: expected [a] but got [char] (char is not a number)"]
+    assert errors_of("m = max_val([] bool);") == [
+        "t.nesl:1:13: error: type mismatch: expected [a] but got [bool] (bool is not an ordinal)"]
 
 
 def test_scope_errors():
