@@ -296,10 +296,12 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
         code = sites.memo.get((id(at.node), at.node.loc, MSG_BOUNDS))
         if code is None:
             # the hand-written phase reads an equal subscript that runs before this one on
-            # every path to it once: that one's site (it fails first)
-            code = next((c for a, c in zip(ats, codes) if a.vec == at.vec and a.idx == at.idx), None)
-            if code is None:
+            # every path to it once: that one's site (it fails first).  Which one, when several
+            # earlier subscripts are equal, is not known here: then the MAP is not lifted
+            equal = [c for a, c in zip(ats, codes) if a.vec == at.vec and a.idx == at.idx]
+            if len(equal) != 1:
                 return None
+            code = equal[0]
         codes.append(code)
     # the scalars the thunks read: host parameters of the SOAC's context only
     local = set(reads.values()) | {at.var for at in ats}
