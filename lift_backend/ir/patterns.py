@@ -9,7 +9,8 @@ segmented data: ``GatherIdx`` (data-dependent gather ``out[k] = v[idx[k]]``),
 ``Generate(n)``, the index space ``0 .. n-1`` as an array (a view without memory), and
 ``At`` (``arrayAccess(xs, k)``: element ``k`` of ``xs`` for an index ``k`` computed at run time,
 an access view with an index expression, checked) and ``AtIf`` (``arrayAccessIf(xs, k, g)``:
-the same where ``g`` holds, else zero, unchecked).
+the same where ``g`` holds, else zero, unchecked), and ``FailIf`` (``failIf(c, x)``: ``x``,
+reporting an error where ``c`` holds).
 Address spaces: ``ToGlobal``, ``ToLocal``, ``ToPrivate``.
 
 Index functions for gather/scatter/partition: ``IndexLambda`` (``\\i -> i / M + ...``),
@@ -261,6 +262,17 @@ class AtIf(LayoutPattern):
     code: Optional[int] = None
     name = "arrayAccessIf"
     arity = 3
+
+
+@dataclass(frozen=True)
+class FailIf(LayoutPattern):
+    """``failIf(c, x)``: the value ``x``, where the ``bool`` value ``c`` holds also recording
+    this site in the kernel's error buffer (the run then fails): a run-time check of a value,
+    as ``arrayAccess`` checks an index (the λcu lowering's checked division, ``c`` being a zero
+    divisor on the path the thunk takes).  ``code``: as ``At.code``."""
+    code: Optional[int] = None
+    name = "failIf"
+    arity = 2
 
 
 @dataclass(frozen=True)

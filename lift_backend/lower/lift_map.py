@@ -125,6 +125,36 @@ class _At:
     guard: Optional[ir.Exp] = None   # the path condition of a subscript in a branch
 
 
+class _FlagGen(CGen):
+    """The C of a Lift user function: a failing site (a checked division, ...) does not write the
+    error buffer (a user function cannot reach it) but sets a flag the function returns; the
+    Lift program reports it with ``failIf`` and the site's code in the SOAC (``codes``: the
+    hand-written phase's ``Sites.memo``; a site it does not number refuses the MAP)."""
+
+    def __init__(self, *args, codes: Optional[dict] = None, origins: Optional[dict] = None, **kw) -> None:
+        super().__init__(*args, **kw)
+        self.codes = codes
+        self.origins = origins or {}
+        self.flags: list = []          # (C flag name, code), one per failing site
+
+    def site(self, key: object, loc, message: str) -> int:
+        n = super().site(key, loc, message)
+        if self.codes is None:
+            return n
+        if not isinstance(key, str):
+            key = self.origins.get(id(key), (key,))[0]
+        code = self.codes.get((key if isinstance(key, str) else id(key), loc, message))
+        if code is None:
+            raise _NotElementwise
+        self.flags.append((f"nzf{len(self.flags)}", code))
+        return len(self.flags) - 1
+
+    def err(self, site: int) -> str:
+        if self.codes is None:
+            return super().err(site)
+        return f"{self.flags[site][0]} = 1;"
+
+
 def _vec_key(e: ir.Exp, segtypes: Optional[dict]) -> Optional[str]:
     """The name under which the SOAC's context passes the vector ``e`` (a variable, or a field
     of a segment descriptor ``sd.field`` when ``segtypes`` records the fields' int types)."""
@@ -148,7 +178,7 @@ def _wrap(e: ir.Exp, lets: tuple) -> ir.Exp:
 
 def _elementwise(body: ir.Exp, i: str, reads: dict, ats: Optional[list] = None,
                  guard: Optional[ir.Exp] = None, segtypes: Optional[dict] = None,
-                 lets: tuple = ()) -> ir.Exp:
+                 lets: tuple = (), origins: Optional[dict] = None) -> ir.Exp:
     """``body`` with every ``v[i]`` and every other use of ``i`` replaced by a fresh variable
     (``reads``: vector name, or :data:`INDEX` for ``i`` itself -> variable name) and, where
     ``ats`` is a list, every other subscript ``v[e]`` of a vector by a fresh variable too
@@ -166,7 +196,7 @@ def _elementwise(body: ir.Exp, i: str, reads: dict, ats: Optional[list] = None,
             return ir.Var(v)
         if ats is None:
             raise _NotElementwise
-        idx = _wrap(_elementwise(body.idx, i, reads, ats, guard, segtypes, lets), lets)
+        idx = _wrap(_elementwise(body.idx, i, reads, ats, guard, segtypes, lets, origins), lets)
         at = _At(f"%at{len(ats)}", key, idx, body, guard)
         ats.append(at)
         return ir.Var(at.var)
@@ -179,21 +209,21 @@ def _elementwise(body: ir.Exp, i: str, reads: dict, ats: Optional[list] = None,
     if isinstance(body, ir.Let):
         if any(v.name == i for v in body.vars):
             raise _NotElementwise
-        rhs = _elementwise(body.rhs, i, reads, ats, guard, segtypes, lets)
-        inner = _elementwise(body.body, i, reads, ats, guard, segtypes, lets + ((body.vars, rhs),))
+        rhs = _elementwise(body.rhs, i, reads, ats, guard, segtypes, lets, origins)
+        inner = _elementwise(body.body, i, reads, ats, guard, segtypes, lets + ((body.vars, rhs),), origins)
         if rhs is body.rhs and inner is body.body:
             return body
         return dataclasses.replace(body, rhs=rhs, body=inner)
     if isinstance(body, ir.If):
-        cond = _elementwise(body.cond, i, reads, ats, guard, segtypes, lets)
+        cond = _elementwise(body.cond, i, reads, ats, guard, segtypes, lets, origins)
         # the path conditions of the branches, closed over the lets around the if (a let in a
         # branch may shadow a variable of the condition)
         c = _wrap(cond, lets)
         nc = ir.PrimOp("not", (c,))
         g_then = c if guard is None else ir.PrimOp("and", (guard, c))
         g_else = nc if guard is None else ir.PrimOp("and", (guard, nc))
-        then = _elementwise(body.then, i, reads, ats, g_then, segtypes, lets)
-        else_ = _elementwise(body.else_, i, reads, ats, g_else, segtypes, lets)
+        then = _elementwise(body.then, i, reads, ats, g_then, segtypes, lets, origins)
+        else_ = _elementwise(body.else_, i, reads, ats, g_else, segtypes, lets, origins)
         if cond is body.cond and then is body.then and else_ is body.else_:
             return body
         return dataclasses.replace(body, cond=cond, then=then, else_=else_)
@@ -203,15 +233,20 @@ def _elementwise(body: ir.Exp, i: str, reads: dict, ats: Optional[list] = None,
     for fld in dataclasses.fields(body):
         x = getattr(body, fld.name)
         if isinstance(x, ir.Exp) and not (isinstance(body, ir.Let) and fld.name == "vars"):
-            y = _elementwise(x, i, reads, ats, guard, segtypes, lets)
+            y = _elementwise(x, i, reads, ats, guard, segtypes, lets, origins)
             if y is not x:
                 changes[fld.name] = y
         elif isinstance(x, tuple) and x and all(isinstance(y, ir.Exp) for y in x) \
                 and not (isinstance(body, ir.Let) and fld.name == "vars"):
-            ys = tuple(_elementwise(y, i, reads, ats, guard, segtypes, lets) for y in x)
+            ys = tuple(_elementwise(y, i, reads, ats, guard, segtypes, lets, origins) for y in x)
             if any(a is not b for a, b in zip(ys, x)):
                 changes[fld.name] = ys
-    return dataclasses.replace(body, **changes) if changes else body
+    if not changes:
+        return body
+    new = dataclasses.replace(body, **changes)
+    if origins is not None:     # the node the hand-written phase numbered (its failing site)
+        origins[id(new)] = (origins.get(id(body), (body,))[0], new)
+    return new
 
 
 #: the work-group size of a Lift MAP on a CPU, launched with one work-item per element
@@ -233,9 +268,9 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
     strides over the elements as the hand-written loops do."""
     from .. import compile_program
     from ..errors import LiftError
-    from ..ir.builders import lam, mapGlb, program, toGlobal, userfun, zip_
+    from ..ir.builders import lam, mapGlb, program, toGlobal, toPrivate, userfun, zip_
     from ..ir.expr import FunCall
-    from ..ir.patterns import At, AtIf, Generate, Get
+    from ..ir.patterns import At, AtIf, FailIf, Generate, Get
     from ..types import ArrayType, ScalarType, TupleType, c_type_name
     from .. import arith as A
     from ..arith import size_var
@@ -247,8 +282,9 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
     reads: dict = {}
     ats: Optional[list] = [] if sites is not None else None
     segtypes: Optional[dict] = {} if sites is not None else None
+    origins: dict = {}
     try:
-        body = _elementwise(f.body, f.params[0].name, reads, ats, segtypes=segtypes)
+        body = _elementwise(f.body, f.params[0].name, reads, ats, segtypes=segtypes, origins=origins)
     except _NotElementwise:
         return None
     ats = ats or []
@@ -350,8 +386,10 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
 
     def user_function(name: str, e: ir.Exp, kinds: tuple, several: bool = False):
         """``e`` as a user function of the values it reads (in ``value_of``'s order) and the
-        scalars: (function, the λcu variables it reads, its λcu result types), or None; with
-        ``several``, a value of several components is returned as a Lift tuple."""
+        scalars: (function, the λcu variables it reads, its λcu result types, the codes of its
+        failing sites), or None; with ``several``, a value of several components is returned as
+        a Lift tuple, followed by one ``bool`` flag per failing site (a checked division, ...):
+        set where the thunk's path fails there (see :class:`_FlagGen`)."""
         fv = ir.free_vars(e)
         used = [v for v in value_of if v in fv]
         env = dict(scal_env)
@@ -362,30 +400,44 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
             uparams.append((cn, lt))
         uparams += [(cn, lt) for cn, _, lt in scal]
         own = Sites()
-        gen = CGen({}, own, indent="  ")
+        gen = _FlagGen({}, own, indent="  ", codes=sites.memo if (several and sites is not None) else None,
+                       origins=origins)
         try:
             out = gen.apply(ir.Thunk((), e), [], env)
-        except LowerError:
+        except (LowerError, _NotElementwise):
             return None
-        if own.table or gen.state or not out.types or (len(out.types) > 1 and not several) \
-                or not all(isinstance(t, kinds) for t in out.types):
+        if (own.table and not gen.flags) or gen.state or not out.types \
+                or (len(out.types) > 1 and not several) or not all(isinstance(t, kinds) for t in out.types):
             return None
-        rts = [_lift_scalar(t) for t in out.types]
+        rts = [_lift_scalar(t) for t in out.types] + ["bool"] * len(gen.flags)
+        exprs = list(out.exprs) + [name for name, _ in gen.flags]
         if None in rts:
             return None
         if len(rts) == 1:
             ret = ScalarType(rts[0])
-            value = out.exprs[0]
+            value = exprs[0]
         else:
             ret = TupleType(tuple(ScalarType(t) for t in rts))
-            value = f"({c_type_name(ret)}){{{', '.join(out.exprs)}}}"
-        src = "\n".join(gen.lines + [f"  return {value};"])
+            value = f"({c_type_name(ret)}){{{', '.join(exprs)}}}"
+        decls = [f"  uchar {name} = 0;" for name, _ in gen.flags]
+        src = "\n".join(decls + gen.lines + [f"  return {value};"])
         uf = userfun(name, [(n, ScalarType(t)) for n, t in uparams], ret, "\n" + src + "\n")
-        return uf, used, out.types
+        return uf, used, out.types, tuple(code for _, code in gen.flags)
 
     main = user_function(f"uf_{kname}", body, (IntT, FloatT, BoolT, CharT), several=True)
     if main is None:
         return None
+    pack = None
+    if main[3]:
+        # the results without the flags (the map's element), as one value: a user function of
+        # this kernel's own (a data-layout pattern such as failIf cannot write the output, and
+        # Lift's generated id functions would have one name in every kernel of the program)
+        rts = [ScalarType(_lift_scalar(t)) for t in main[2]]
+        ret = rts[0] if len(rts) == 1 else TupleType(tuple(rts))
+        value = "r0" if len(rts) == 1 else \
+            f"({c_type_name(ret)}){{{', '.join(f'r{j}' for j in range(len(rts)))}}}"
+        pack = userfun(f"uf_{kname}_out", [(f"r{j}", t) for j, t in enumerate(rts)], ret,
+                       f"\n  return {value};\n")
     def value_function(name: str, e: ir.Exp, kind: type):
         """How the value ``e`` of λcu type ``kind`` is computed in the map's function: a value
         read or a scalar parameter as it is (``("var",)``), else a user function
@@ -444,7 +496,7 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
         def computed(how, e: ir.Exp, elem_expr):
             if how[0] == "var":
                 return value(e.name, elem_expr)
-            uf, used, _ = how[1]
+            uf, used, _, _ = how[1]
             return FunCall(uf, tuple(value(v, elem_expr) for v in used) + tuple(ss))
 
         def access(k: int, elem_expr):
@@ -457,8 +509,19 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
             return FunCall(AtIf(codes[k]), (vparams[at.vec], ix, g))
 
         def apply_main(elem_expr):
-            uf, used, _ = main
-            return FunCall(uf, tuple(value(v, elem_expr) for v in used) + tuple(ss))
+            uf, used, types, flags = main
+            call = FunCall(uf, tuple(value(v, elem_expr) for v in used) + tuple(ss))
+            if not flags:
+                return call
+            # the results and the failure flags, bound once: \r -> failIf(r._f1, ... r._0 ...)
+            k = len(types)
+
+            def checked_result(r):
+                first = FunCall(Get(0), (r,))
+                for j, code in reversed(list(enumerate(flags))):
+                    first = FunCall(FailIf(code), (FunCall(Get(k + j), (r,)), first))
+                return FunCall(pack, (first,) + tuple(FunCall(Get(j), (r,)) for j in range(1, k)))
+            return FunCall(lam(checked_result, ["r"]), (FunCall(toPrivate(uf), call.args),))
 
         if len(vs) == 1:
             fn = lam(lambda x: apply_main(lambda k: x), ["x"])

@@ -79,7 +79,8 @@ class _ASInfer:
         layout = isinstance(f, P.LayoutPattern)
         is_uf = isinstance(f, (UserFun, P.Id, P.MapVec))
         arg_spaces = [self.expr(a, write_to if layout else None, env,
-                                in_userfun_arg=is_uf or (isinstance(f, (P.At, P.AtIf)) and k >= 1))
+                                in_userfun_arg=is_uf or (isinstance(f, (P.At, P.AtIf)) and k >= 1)
+                                or isinstance(f, P.FailIf))
                       for k, a in enumerate(c.args)]
         if is_uf and in_userfun_arg:
             return PRIVATE
@@ -114,7 +115,9 @@ class _ASInfer:
         if isinstance(f, P.Map):
             return self.fun(f.f, arg_spaces, write_to, env, call)
         if isinstance(f, (P.At, P.AtIf)):
-            return arg_spaces[0]        # an element of the array, where the array lives
+            return arg_spaces[0]
+        if isinstance(f, P.FailIf):
+            return arg_spaces[1]        # an element of the array, where the array lives
         if isinstance(f, P.LayoutPattern):
             return arg_spaces[-1] if arg_spaces else GLOBAL
         raise LiftCompileError(f"address spaces: unknown function {f!r}")  # pragma: no cover

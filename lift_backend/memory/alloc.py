@@ -232,6 +232,10 @@ class _Allocator:
                     raise self.error(f"{f.name}: a data-layout pattern cannot write the result of the "
                                      f"enclosing pattern (copy the data with a user function, e.g. mapSeq(id))")
                 self.visit(c.args[0], depth, True)
+            elif isinstance(f, P.FailIf):
+                # the condition and the value are used where they are computed
+                for a in c.args:
+                    self.visit(a, depth, False, inline=True)
             elif isinstance(f, (P.At, P.AtIf)):
                 # the index (and condition) are values used where they are computed (as a user
                 # function's arguments are)
@@ -242,6 +246,9 @@ class _Allocator:
                 for a in c.args:
                     self.visit(a, depth, False)
             return
+        while isinstance(f, (P.ToGlobal, P.ToLocal, P.ToPrivate)) and \
+                isinstance(f.f, (UserFun, P.Id, P.MapVec, P.ToGlobal, P.ToLocal, P.ToPrivate)):
+            f = f.f     # toPrivate(uf)(x): the user function's value, in the space inferred for it
         if isinstance(f, (UserFun, P.Id, P.MapVec)):
             for a in c.args:
                 self.visit(a, depth, False, inline=True)

@@ -28,7 +28,7 @@ from ..types import (ArrayType, ScalarType, TupleType, Type, VectorType, c_type_
 from ..types.infer import ArrayRef, TypedProgram
 from ..views import (CondAccess, ConstAccess, IndexAccess, MemAccess, MemView, TupleBuild, ValueAccess, ValueView, VectorBuild, ZipView,
                      View, access, consume, layout_view, output_view, view_text)
-from ..views.views import BoundsCheck, ValueIndex, WideIndex
+from ..views.views import BoundsCheck, FailAccess, ValueIndex, WideIndex
 from . import cast as C
 from .names import unique, user_names
 
@@ -301,7 +301,7 @@ class CodeGen:
                                  f"reports error codes")
             site = self.check_sites[chk] = len(self.checks)
             self.checks.append(CheckSite(chk.kind, chk.span, chk.code))
-            if self.check_name not in self.functions:
+            if self.check_name not in self.functions and chk.kind != "failIf":
                 self.functions[self.check_name] = C.Function(
                     "int", self.check_name, ["int i", "int n", "int site", f"global int* err"],
                     CHECK_BODY_CODED if self.error_base else CHECK_BODY)
@@ -336,6 +336,16 @@ class CodeGen:
             return base + "".join(f"._{k}" for k in acc.fields)
         if isinstance(acc, CondAccess):
             return f"({self.cond_c(acc.cond)} ? {self.access_text(acc.then)} : {self.access_text(acc.els)})"
+        if isinstance(acc, FailAccess):
+            site = self.check_site(acc.check)
+            name = self.check_name + "_fail"
+            if name not in self.functions:
+                body = ("if (c) atomic_min(err, site);\nreturn 0;" if self.error_base else
+                        "if (c && atomic_min(err, site) > site) { err[1 + 2 * site] = 0; err[2 + 2 * site] = 0; }\n"
+                        "return 0;")
+                self.functions[name] = C.Function("int", name, ["int c", "int site", "global int* err"], body)
+            cond = self.cond_c(A.Cond("!=", acc.cond, A.ZERO))
+            return f"({name}({cond}, {self.site_text(site)}, {self.err_name}), {self.access_text(acc.inner)})"
         if isinstance(acc, ConstAccess):
             return c_literal(acc.literal)
         if isinstance(acc, IndexAccess):
@@ -551,6 +561,9 @@ class CodeGen:
                 return dest
             argvs = [self.emit(a, env) for a in c.args]
             return self.layout(f, argvs)
+        while isinstance(f, (P.ToGlobal, P.ToLocal, P.ToPrivate)) and \
+                isinstance(f.f, (UserFun, P.Id, P.MapVec, P.ToGlobal, P.ToLocal, P.ToPrivate)):
+            f = f.f     # toPrivate(uf)(x): see memory.alloc
         if isinstance(f, (UserFun, P.Id, P.MapVec)):
             argvs = [self.emit(a, env) for a in c.args]
             text = self.call_text(f, argvs)

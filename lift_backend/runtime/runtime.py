@@ -266,6 +266,8 @@ class Runtime:
             site = int(errs[0])
             chk = kernel.checks[site] if 0 <= site < len(kernel.checks) else None
             index, length = int(errs[1 + 2 * site]), int(errs[2 + 2 * site])
+            if chk is not None and chk.kind == "failIf":
+                raise LiftRuntimeError("failIf: the condition holds (the check of a value failed)", chk.span)
             raise LiftRuntimeError(f"index out of bounds in {chk.kind if chk else 'a read'} "
                                    f"(index {index}, length {length})", chk.span if chk else None)
         rt = subst_type(kernel.result_type, {v: A.Cst(env[v.name]) for v in kernel.typed.size_vars

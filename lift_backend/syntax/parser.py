@@ -38,12 +38,12 @@ POSITION_VAR_UID = -3
 
 KEYWORDS = {"userfun", "program", "o"}
 # names the generated OpenCL C cannot use for parameters and user functions
-VALUE_PATTERNS = {"zip", "gatherIdx", "splitOffsets", "arrayAccess", "arrayAccessIf"}
+VALUE_PATTERNS = {"zip", "gatherIdx", "splitOffsets", "arrayAccess", "arrayAccessIf", "failIf"}
 FUNCTION_PATTERNS = {
     "map", "mapSeq", "mapGlb", "mapWrg", "mapLcl", "reduce", "reduceSeq", "iterate", "split",
     "join", "gather", "scatter", "zip", "get", "slide", "pad", "transpose", "id", "toGlobal",
     "toLocal", "toPrivate", "asVector", "asScalar", "mapVec", "slice", "gatherIdx",
-    "splitOffsets", "partition", "generate", "arrayAccess", "arrayAccessIf",
+    "splitOffsets", "partition", "generate", "arrayAccess", "arrayAccessIf", "failIf",
 }
 
 
@@ -671,6 +671,8 @@ class Parser:
             return P.At()
         if n == "arrayAccessIf":
             return P.AtIf()
+        if n == "failIf":
+            return P.FailIf()
         if n == "generate":
             # a value (an array without memory), not a function: generate(N) is the array
             (k,) = self.static_args(ar, 1)

@@ -151,7 +151,7 @@ def fun_text(f: FunDecl, prec: int = 0) -> str:
         return f"partition({arith_text(f.n)}, {indexfun_text(f.f)})"
     if isinstance(f, (P.ToGlobal, P.ToLocal, P.ToPrivate, P.MapVec)):
         return f"{f.name}({fun_text(f.f)})"
-    if isinstance(f, (P.Join, P.Zip, P.Transpose, P.AsScalar, P.Id, P.GatherIdx, P.SplitOffsets, P.At, P.AtIf)):
+    if isinstance(f, (P.Join, P.Zip, P.Transpose, P.AsScalar, P.Id, P.GatherIdx, P.SplitOffsets, P.At, P.AtIf, P.FailIf)):
         return f.name
     raise TypeError(f"cannot print {f!r}")
 

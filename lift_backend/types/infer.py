@@ -544,6 +544,12 @@ class _Inferer:
             st["n"] = n
             self.at_least(f"generate({A.to_text(n)})", n, A.ZERO, "the length must not be negative")
             return ArrayType(Int, n)
+        if isinstance(f, P.FailIf):
+            if argts[0] != ScalarType("bool"):
+                raise self.error(f"failIf: the condition must be a bool, got {argts[0]}")
+            if not is_value(argts[1]):
+                raise self.error(f"failIf: the value must be a scalar, vector or tuple, got {argts[1]}")
+            return argts[1]
         if isinstance(f, (P.At, P.AtIf)):
             vt = self.regular(self.array(argts[0], f.name, 1), f.name)
             if argts[1] not in (Int, ScalarType("long")):

@@ -15,7 +15,7 @@ from .. import arith as A
 from ..errors import LiftCompileError, Span
 from ..ir import patterns as P
 from ..types import ArrayType, TupleType, Type, VectorType
-from .views import (AccessView, AsScalarView, AsVectorView, BoundsCheck, GatherIdxView, GuardView, ValueIndex, checked, GenerateView, JoinView,
+from .views import (AccessView, AsScalarView, AsVectorView, BoundsCheck, FailView, GatherIdxView, GuardView, ValueIndex, checked, GenerateView, JoinView,
                     MemView, NestView, OffsetView, PadView, ReorderView, SlideView, SplitView,
                     TransposeView, TupleAccessView, View, ZipView, index_fun_in_range, index_fun_width)
 
@@ -101,6 +101,10 @@ def layout_view(f: P.LayoutPattern, args: Sequence[View], result_type: Type,
         return OffsetView(args[0], static["start"], result_type)
     if isinstance(f, P.Generate):
         return GenerateView(result_type)
+    if isinstance(f, P.FailIf):
+        from .views import consume
+        cond = A.Lookup(ValueIndex(consume(args[0])), "cond", 0, None, None)
+        return FailView(args[1], cond, BoundsCheck(f.name, span, A.ZERO, f.code, id(f)), result_type)
     if isinstance(f, (P.At, P.AtIf)):
         from .views import consume
         from ..types import ScalarType as _S

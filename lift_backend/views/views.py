@@ -318,6 +318,16 @@ class GuardView(View):
     type: Type
 
 
+@dataclass(frozen=True, eq=False)
+class FailView(View):
+    """``failIf(c, x)``: reads ``parent`` (the value ``x``) after recording ``check``'s site in
+    the error buffer where the value ``cond`` is not 0 (:class:`FailAccess`)."""
+    parent: View
+    cond: AExpr
+    check: "BoundsCheck"
+    type: Type
+
+
 # ------------------------------------------------------------------------------- accesses
 
 @dataclass(frozen=True, eq=False)
@@ -354,6 +364,14 @@ class CondAccess:
     cond: A.Cond
     then: object
     els: object
+
+
+@dataclass(frozen=True)
+class FailAccess:
+    """``inner``, read after reporting ``check`` where ``cond`` holds (a C comma expression)."""
+    cond: AExpr
+    inner: object
+    check: "BoundsCheck"
 
 
 @dataclass(frozen=True)
@@ -516,6 +534,8 @@ def _consume(v: View, arr: List[AExpr], tup: List[int], extra: AExpr, width: int
             extra = A.add(extra, A.mod(k, v.width))
             comp = True
             v = v.parent
+        elif isinstance(v, FailView):
+            return FailAccess(v.cond, _consume(v.parent, arr, tup, extra, width, comp), v.check)
         elif isinstance(v, GuardView):
             res = _consume(v.parent, arr, tup, extra, width, comp)
             return CondAccess(A.Cond("!=", v.guard, A.ZERO), res, ConstAccess(Literal("0", v.type)))
@@ -595,6 +615,8 @@ def view_text(v: View) -> str:
             parts.append(f"GatherIdx[{view_text(v.idx)}]")
         elif isinstance(v, GuardView):
             parts.append(f"If({A.to_text(v.guard)})")
+        elif isinstance(v, FailView):
+            parts.append(f"FailIf({A.to_text(v.cond)})")
         elif isinstance(v, SlideView):
             parts.append(f"Slide({A.to_text(v.size)}, {A.to_text(v.step)})")
         elif isinstance(v, PadView):

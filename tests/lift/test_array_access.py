@@ -188,3 +188,49 @@ def test_a_symbolic_global_size_makes_the_map_an_if(runtime, lf):
     np.testing.assert_array_equal(runtime.run(k, {"x": x, "p": p}, global_size=128), x[p])
     with pytest.raises(LiftError, match="at least"):
         runtime.run(k, {"x": x, "p": np.arange(10, dtype=np.int32)}, global_size=8, local_size=8)
+
+
+FAIL = r"""
+userfun zero(d: int): bool { return d == 0; }
+userfun safediv(a: int, d: int): int { return d == 0 ? 0 : a / d; }
+program q(a: [int]N, d: [int]N) = mapGlb(0)(toGlobal(\t -> id(failIf(zero(t._1), safediv(t._0, t._1))))) $ zip(a, d)
+"""
+
+
+def test_fail_if_prints_and_parses_back():
+    p = parse(FAIL, "f.lift").program("q")
+    text = program_text(p)
+    assert "failIf(zero(t._1), safediv(t._0, t._1))" in text
+    assert compile_program(parse(FAIL.split("program")[0] + text).program("q")).source == \
+        compile_program(p).source
+    src = compile_program(p).source
+    # the check is sequenced before the value (a C comma expression); no bounds-check helper
+    assert "(lift_check_fail(zero(d[gl_id]) != 0, 0, lift_err), safediv(a[gl_id], d[gl_id]))" in src
+    assert "int lift_check(" not in src
+
+
+@pytest.mark.opencl
+@pytest.mark.parametrize("n", [1, 65, 2**20 + 1])
+def test_fail_if_results_and_errors(runtime, n):
+    k = compile_program(parse(FAIL, "f.lift").program("q"))
+    rng = np.random.default_rng(n)
+    a = rng.integers(-1000, 1000, n).astype(np.int32)
+    d = rng.integers(1, 9, n).astype(np.int32)
+    np.testing.assert_array_equal(runtime.run(k, {"a": a, "d": d}, global_size=64),
+                                  (np.trunc(a / d)).astype(np.int32))
+    d[n // 2] = 0
+    with pytest.raises(LiftError, match=r"f.lift:4:63: error: failIf: the condition holds"):
+        runtime.run(k, {"a": a, "d": d}, global_size=64)
+
+
+def test_fail_if_errors():
+    bad = [
+        ("program p(x: [int]N) = mapGlb(0)(toGlobal(\\i -> id(failIf(i, i)))) $ x",
+         "failIf: the condition must be a bool, got int"),
+        ("program p(x: [int]N, b: bool) = mapGlb(0)(\\i -> failIf(b, i)) $ x",
+         "a data-layout pattern cannot write the result"),
+    ]
+    for text, what in bad:
+        with pytest.raises(LiftError) as ei:
+            compile_program(parse(text, "t.lift").program("p"))
+        assert what in str(ei.value), (text, str(ei.value))

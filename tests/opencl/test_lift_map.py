@@ -5,7 +5,7 @@ an input is shorter than the map) equal the numpy runner's."""
 import numpy as np
 import pytest
 
-from lambda_cu.errors import MSG_BOUNDS
+from lambda_cu.errors import MSG_BOUNDS, MSG_DIV0
 from lambda_cu.ir import If, Let, Map, Tuple
 from lift_backend import compile_program, parse
 from lift_backend.lower import lower_program, print_lift
@@ -90,14 +90,52 @@ def test_elementwise_maps_are_lift_programs():
 
 
 def test_maps_that_are_not_lift_programs_yet():
-    # a length read as a value, a checked division
-    bodies = [
-        (Index(var("xs"), prim("sub", Length(var("xs"), INT), prim("add", i, const(1)))), [("xs", VecT(INT))]),
-        (prim("div", Index(var("xs"), i), var("k"), loc=L("d:1:1")), [("xs", VecT(INT)), ("k", INT)]),
-    ]
-    for body, params in bodies:
-        prog = one(Map(th(("i", INT), body), Length(var(params[0][0]), INT)), params)
-        assert lifted(prog) == [], body
+    # a length read as a value
+    body = Index(var("xs"), prim("sub", Length(var("xs"), INT), prim("add", i, const(1))))
+    prog = one(Map(th(("i", INT), body), Length(var("xs"), INT)), [("xs", VecT(INT))])
+    assert lifted(prog) == []
+
+
+def failing():
+    """Checked primitives (a user function cannot reach the error buffer: it returns a flag per
+    failing site, which ``failIf`` reports with the site's code): ``{ i => let q = xs[i] / k in
+    (if q > 2 then rem(xs[i], ys[i]) else isqrt(ys[i] - 3), q ^ ys[i], to_float(q)) }``."""
+    x, y = Index(var("xs"), i), Index(var("ys"), i)
+    q = var("q")
+    body = Let((q,), prim("div", x, var("k"), loc=L("f:1:1")),
+               Tuple((If(prim("gt", q, const(2)), prim("rem", x, y, loc=L("f:1:2")),
+                         prim("isqrt", prim("sub", y, const(3)), loc=L("f:1:3"))),
+                      prim("pow", q, prim("sub", y, const(2)), loc=L("f:1:4")),
+                      prim("to_float", q))))
+    return one(Map(th(("i", INT), body), Length(var("xs"), INT)),
+               [("xs", VecT(INT)), ("ys", VecT(INT)), ("k", INT)], nres=3)
+
+
+def test_checked_primitives_are_lift_programs():
+    ls = lifted(failing())
+    assert len(ls) == 1
+    lm = ls[0].info["lift"]
+    assert lm.text().count("failIf(") == 4
+    assert "_check_fail(" in lm.kernel.source and "NESSIE_ERR" not in lm.kernel.source
+
+
+@pytest.mark.parametrize("n", (1, 7, 2049))
+def test_checked_primitives_equal_numpy(runners, n):
+    rng = np.random.default_rng(n)
+    xs = rng.integers(-50, 50, n).astype(np.int32)
+    ys = rng.integers(3, 9, n).astype(np.int32)
+    check(failing(), runners, xs, ys, np.int32(3), expect_error=False)
+    # each site fails alone, then several at once (numpy's order decides)
+    assert check(failing(), runners, xs, ys, np.int32(0), expect_error=True) == (L("f:1:1"), MSG_DIV0)
+    y0 = ys.copy()
+    y0[-1], xs[-1] = 0, 40                                  # rem by zero where q > 2
+    assert check(failing(), runners, xs, y0, np.int32(3), expect_error=True) == (L("f:1:2"), MSG_DIV0)
+    y1 = ys.copy()
+    y1[0], xs[0] = 1, -30                                   # isqrt(-2) where q <= 2
+    got = check(failing(), runners, xs, y1, np.int32(3), expect_error=True)
+    assert got[0] in (L("f:1:3"), L("f:1:4"))
+    xs[0] = 0                                               # 0 ^ -1 (and isqrt(-2))
+    check(failing(), runners, xs, y1, np.int32(3), expect_error=True)
 
 
 def several():
