@@ -27,6 +27,11 @@ program
 * Several results (a λcu tuple, flat) are one user function returning a Lift tuple; the kernel is
   compiled with ``soa_output``, so it writes one buffer per component, as the runner keeps
   them (the printed ``.lift`` program, compiled alone, writes one array of tuples).
+* A checked primitive (integer division, ``rem``, ``mod``, int ``^``, ``isqrt``) cannot report
+  from a user function: the result's user function sets a flag per failing site on the path the
+  thunk takes (:class:`_FlagGen`) and returns the flags after the results; the program binds
+  that value once, ``(\\r -> uf_out(failIf(r._k, r._0), r._1, ...))(toPrivate(uf)(...))``, and
+  ``failIf`` reports each flag with its site's code.
 * Segment-descriptor fields (``seg_offsets(sd)[r]``, ...) are int vectors like the others,
   except segment ids that a CPU computes by walking the offsets (no buffer exists).
 
@@ -38,8 +43,8 @@ the map's index has the map's length, and that length and those of the vectors r
 indices are at most ``INT_MAX`` (Lift's kernels index with ``int``), the map's at least 1;
 otherwise it launches the checked hand-written ``map`` phase of the same SOAC.
 
-What is not yet a Lift program (the hand-written phase runs): thunks with a failing primitive (a checked
-division: user functions cannot reach the error buffer) and lengths read as values.  An index that uses ``let``
+What is not yet a Lift program (the hand-written phase runs): thunks that read lengths as values,
+segment ids a CPU walks, or an index or condition with a failing primitive.  An index that uses ``let``
 variables of the thunk is computed with those ``let``s (their right-hand sides run again in the
 index's user function).  λcu ``bool`` is Lift's ``bool`` (a ``uchar`` in C); λcu ``char`` (codes
 0..255) is Lift's ``char``, read through ``uchar`` in the user function.
