@@ -4,8 +4,10 @@
   errors reported through the error buffer);
 * :mod:`.soacs` — each SOAC as one or more kernels (phases), each printed as the Lift expression
   it implements;
-* :mod:`.lift_map` — an element-wise MAP also as a real Lift program, compiled by the Lift
-  compiler's own stages (the runner launches it where every input has the map's length);
+* :mod:`.lift_map` — a MAP also as a real Lift program (reads at the map's index, at computed
+  indices and in branches, several results, checked primitives), compiled by the Lift
+  compiler's own stages (the runner launches it where the inputs read at the map's index have
+  its length);
 * :mod:`.runner` — :class:`OpenCLRunner`, the kernel runner of ``lambda_cu.executor`` that keeps
   vectors on the device.
 

@@ -795,8 +795,9 @@ class OpenCLRunner:
                     and all(int(ctx[a[1]]) <= _INT_MAX for a in lm.args if a[0] == "len"):
                 # the kernel the Lift compiler wrote (lift_map.py): the inputs read at the map's
                 # index are in bounds; its subscripts at computed indices (arrayAccess) are
-                # checked and report the SOAC's sites; a CPU runs one element a work-item in work-groups
-                # of 64 (PoCL vectorises across them), a GPU strides as the hand-written loops do
+                # checked and report the SOAC's sites; a CPU runs one element a work-item in
+                # work-groups of lift_map.CPU_LOCAL (the kernel's mapGlb an if), a GPU strides as
+                # the hand-written loops do
                 self._launch_lift(K("lift"), lm, ctx, kenv, n, outs)
                 return outs
             self.launch(K("map"), G, ctx + [L(n)] + [o.buf for o in outs])

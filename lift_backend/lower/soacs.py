@@ -308,8 +308,9 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
                 gen.emit(f"  out{j}[i] = {e};")
             gen.emit("}")
         b.kernel("map", "mapGlb(0)(toGlobal(f)) $ generate(n)", ["const long n"] + _buf_params("out", tau), body)
-        # an element-wise thunk is also a Lift program, compiled by the Lift compiler (the
-        # runner launches it where every input has the map's length: lift_map.py)
+        # the MAP is also a Lift program where lift_map.py can build one, compiled by the Lift
+        # compiler (the runner launches it where the inputs read at the map's index have its
+        # length)
         from .lift_map import lift_map
         lm = lift_map(kname, soac, tenv, ctx, sites, strategy)
         if lm is not None:
