@@ -486,12 +486,16 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
         vparams = dict(zip(vec_names, ps[:len(vec_names)]))
         ss = ps[len(vec_names):]
         vs = [FunCall(Generate(N), ()) if name == INDEX else vparams[name] for name, _, _ in ins]
-        host_names = [name for name in sorted(host) for _ in host[name]]
+        host_at: dict = {}                  # a host scalar's first position among the scalars
+        pos = 0
+        for name in sorted(host):
+            host_at[name] = pos
+            pos += len(host[name])
 
         def value(v: str, elem_expr):
             """The Lift expression of the λcu variable ``v`` inside the map's function."""
             if v in host:
-                return ss[host_names.index(v)]
+                return ss[host_at[v]]
             for k, at in enumerate(ats):
                 if at.var == v:
                     return access(k, elem_expr)

@@ -474,8 +474,7 @@ class OpenCLRunner:
             if len(self._events) >= 4096:
                 self._collect_events()
 
-    def _launch_lift(self, kern: Any, lm: Any, host: list, kenv: dict, n: int,
-                     outs: list) -> None:
+    def _launch_lift(self, kern: Any, lm: Any, host: list, n: int, outs: list) -> None:
         """Launch a MAP's Lift kernel (``host``: the SOAC's context arguments)."""
         args: list = []
         for a in lm.args:
@@ -798,7 +797,7 @@ class OpenCLRunner:
                 # checked and report the SOAC's sites; a CPU runs one element a work-item in
                 # work-groups of lift_map.CPU_LOCAL (the kernel's mapGlb an if), a GPU strides as
                 # the hand-written loops do
-                self._launch_lift(K("lift"), lm, ctx, kenv, n, outs)
+                self._launch_lift(K("lift"), lm, ctx, n, outs)
                 return outs
             self.launch(K("map"), G, ctx + [L(n)] + [o.buf for o in outs])
             return outs

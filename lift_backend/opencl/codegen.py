@@ -383,31 +383,30 @@ class CodeGen:
             self.accesses.append(f"read  {text}\n      view: {view_text(v)}")
         return text
 
+    def write_parts(self, v: View, acc, value: str, stem: str, component, writable) -> None:
+        """Store ``value`` (a vector or a tuple) through a view that gives each component its own
+        place: the value in a temporary, then one store per component (``component(k)`` is the
+        C suffix selecting component ``k``; ``writable`` says which places may be stored to)."""
+        if not all(isinstance(p, MemAccess) and writable(p) for p in acc.parts):
+            raise self.error("cannot write through this view (the destination is not memory)")
+        tmp = self.bind_name(self.vars.fresh(stem, 0, 0), stem)
+        self.block.add(C.Decl(self.ctype(acc.type), tmp, value))
+        for k, p in enumerate(acc.parts):
+            target = f"{p.mem.name}[{self.c(self.finalize(p.index))}]{''.join(f'._{f}' for f in p.fields)}"
+            self.block.add(C.Assign(target, tmp + component(k)))
+            self.accesses.append(f"write {target}\n      view: {view_text(v)}")
+
     def write(self, v: View, value: str) -> None:
         acc = self.consume(v)
         if isinstance(acc, VectorBuild):
             # a vector stored through a view that is not contiguous: component by component
-            if not all(isinstance(p, MemAccess) and p.mem.kind not in ("input", "scalar", "variable")
-                       for p in acc.parts):
-                raise self.error("cannot write through this view (the destination is not memory)")
-            tmp = self.bind_name(self.vars.fresh("vec", 0, 0), "vec")
-            self.block.add(C.Decl(self.ctype(acc.type), tmp, value))
-            for k, p in enumerate(acc.parts):
-                target = f"{p.mem.name}[{self.c(self.finalize(p.index))}]{''.join(f'._{f}' for f in p.fields)}"
-                self.block.add(C.Assign(target, f"{tmp}.s{k:x}"))
-                self.accesses.append(f"write {target}\n      view: {view_text(v)}")
+            self.write_parts(v, acc, value, "vec", lambda k: f".s{k:x}",
+                             lambda p: p.mem.kind not in ("input", "scalar", "variable"))
             return
         if isinstance(acc, TupleBuild):
             # a tuple stored into one buffer per component (``soa_output``)
-            if not all(isinstance(p, MemAccess) and p.mem.kind == "output" and p.width == 1 and not p.fields
-                       for p in acc.parts):
-                raise self.error("cannot write through this view (the destination is not memory)")
-            tmp = self.bind_name(self.vars.fresh("tup", 0, 0), "tup")
-            self.block.add(C.Decl(self.ctype(acc.type), tmp, value))
-            for k, p in enumerate(acc.parts):
-                target = f"{p.mem.name}[{self.c(self.finalize(p.index))}]"
-                self.block.add(C.Assign(target, f"{tmp}._{k}"))
-                self.accesses.append(f"write {target}\n      view: {view_text(v)}")
+            self.write_parts(v, acc, value, "tup", lambda k: f"._{k}",
+                             lambda p: p.mem.kind == "output" and p.width == 1 and not p.fields)
             return
         if isinstance(acc, ValueAccess) and acc.mem is not None:
             acc = MemAccess(acc.mem, A.ZERO, acc.fields)

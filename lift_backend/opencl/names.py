@@ -34,51 +34,44 @@ def user_names(program) -> Set[str]:
     return names
 
 
+def _check_name(name: str, what: str, span, builtins: bool = False, clashes=()) -> None:
+    """Refuse ``name`` (described as ``what`` in the message) if it is reserved, or if it is in
+    one of the ``clashes``' name sets (each with the words naming what it would clash with)."""
+    why = why_reserved(name, builtins=builtins)
+    if why:
+        raise LiftCompileError(f"{what}: {why}; rename it", span)
+    for names, whose in clashes:
+        if name in names:
+            raise LiftCompileError(f"{what} has the name of {whose}; rename one", span)
+
+
 def check_user_names(program) -> None:
     """Refuse the user names the generated C cannot keep (see the module documentation)."""
+    from ..types import type_free_vars
+    from ..types.infer import LEN_UID
     ufs = _userfuns(program.body)
     fun_names = {uf.name for uf in ufs}
     for uf in ufs:
-        why = why_reserved(uf.name)
-        if why:
-            raise LiftCompileError(f"user function {uf.name}: {why}; rename it", uf.span or program.span)
+        _check_name(uf.name, f"user function {uf.name}", uf.span or program.span, builtins=True)
         for n in uf.param_names:
-            why = why_reserved(n, builtins=False)
-            if why:
-                raise LiftCompileError(f"user function {uf.name}: parameter {n}: {why}; rename it",
-                                       uf.span or program.span)
-    why = why_reserved(program.name)       # a kernel named dot is not found by clCreateKernel
-    if why:
-        raise LiftCompileError(f"program {program.name}: {why}; rename it", program.span)
-    if program.name in fun_names:
-        raise LiftCompileError(f"program {program.name} has the name of a user function it calls "
-                               f"(the kernel and the function would have one C name); rename one", program.span)
+            _check_name(n, f"user function {uf.name}: parameter {n}", uf.span or program.span)
+    # a kernel named dot is not found by clCreateKernel
+    _check_name(program.name, f"program {program.name}", program.span, builtins=True,
+                clashes=[(fun_names, "a user function it calls (the kernel and the function would "
+                                     "have one C name)")])
     param_names = {p.name for p in program.params}
     for p in program.params:
-        why = why_reserved(p.name, builtins=False)
-        if why:
-            raise LiftCompileError(f"parameter {p.name}: {why}; rename it", program.span)
-        if p.name in fun_names:
-            raise LiftCompileError(f"parameter {p.name} has the name of a user function the program calls "
-                                   f"(the kernel could not call it); rename one", program.span)
+        _check_name(p.name, f"parameter {p.name}", program.span,
+                    clashes=[(fun_names, "a user function the program calls (the kernel could not call it)")])
     # size variables become int kernel parameters too
-    from ..types import type_free_vars
-    from ..types.infer import LEN_UID
     for p in program.params:
         for v in (type_free_vars(p.type) if p.type is not None else ()):
             if v.uid == LEN_UID:
                 raise LiftCompileError(f"parameter {p.name}: its type uses {v.name}: a parameter's type "
                                        f"gives its sizes with size variables, not with len", program.span)
-            why = why_reserved(v.name, builtins=False)
-            if why:
-                raise LiftCompileError(f"size {v.name} (in the type of {p.name}): {why}; rename it", program.span)
-            if v.name in fun_names:
-                raise LiftCompileError(f"size {v.name} (in the type of {p.name}) has the name of a user "
-                                       f"function the program calls; rename one", program.span)
-            if v.name in param_names or v.name == program.name:
-                raise LiftCompileError(f"size {v.name} (in the type of {p.name}) has the name of "
-                                       f"{'a parameter' if v.name in param_names else 'the program'}; rename one",
-                                       program.span)
+            _check_name(v.name, f"size {v.name} (in the type of {p.name})", program.span,
+                        clashes=[(fun_names, "a user function the program calls"),
+                                 (param_names, "a parameter"), ({program.name}, "the program")])
 
 
 def unique(base: str, taken: Iterable[str]) -> str:
