@@ -61,6 +61,9 @@ class _ASInfer:
     def __init__(self, typed: TypedProgram):
         self.typed = typed
         self.spaces: Dict[int, AddressSpace] = {}
+        # True while inferring what becomes the program's result (written to the kernel's
+        # global output buffer, whatever a toLocal/toPrivate around it says)
+        self.on_result = True
 
     def expr(self, e: Expr, write_to: Optional[AddressSpace], env, in_userfun_arg=False) -> AddressSpace:
         if isinstance(e, Literal):
@@ -78,10 +81,13 @@ class _ASInfer:
         f = c.f
         layout = isinstance(f, P.LayoutPattern)
         is_uf = isinstance(f, (UserFun, P.Id, P.MapVec))
+        on_result = self.on_result
+        self.on_result = on_result and layout
         arg_spaces = [self.expr(a, write_to if layout else None, env,
                                 in_userfun_arg=is_uf or (isinstance(f, (P.At, P.AtIf)) and k >= 1)
                                 or isinstance(f, P.FailIf))
                       for k, a in enumerate(c.args)]
+        self.on_result = on_result
         if is_uf and in_userfun_arg:
             return PRIVATE
         return self.fun(f, arg_spaces, write_to, env, c)
@@ -97,16 +103,28 @@ class _ASInfer:
             for p, a in zip(f.params, arg_spaces):
                 self.spaces[id(p)] = a
             return self.expr(f.body, write_to, extend(env, {p.name: a for p, a in zip(f.params, arg_spaces)}))
+        if isinstance(f, (P.ToPrivate, P.ToLocal)) and self.on_result:
+            # refinement 1: the program's result is the kernel's output, in global memory
+            raise LiftCompileError(
+                f"{f.name} around what becomes the program's result: a kernel's result is written "
+                f"to global memory; drop the {f.name} (or copy the value to global memory after it, "
+                f"e.g. with toGlobal(mapSeq(id)) or toGlobal(mapLcl(0)(id)))", call.span)
         if isinstance(f, P.ToPrivate):
             return self.fun(f.f, arg_spaces, PRIVATE, env, call)
         if isinstance(f, P.ToLocal):
             return self.fun(f.f, arg_spaces, LOCAL, env, call)
         if isinstance(f, P.ToGlobal):
-            return self.fun(f.f, arg_spaces, GLOBAL, env, call)
+            on_result, self.on_result = self.on_result, False
+            try:
+                return self.fun(f.f, arg_spaces, GLOBAL, env, call)
+            finally:
+                self.on_result = on_result
         if isinstance(f, P.Reduce):
+            on_result, self.on_result = self.on_result, False
             init_space = self.expr(f.init, None, env)
             acc = init_space if init_space == PRIVATE else init_space
             self.fun(f.f, [acc, arg_spaces[0]], acc, env, call)
+            self.on_result = on_result
             return write_to if write_to is not None else acc
         if isinstance(f, P.Iterate):
             # the two buffers are swapped: the body writes where its input lives

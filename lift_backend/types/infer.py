@@ -529,20 +529,23 @@ class _Inferer:
             start = self.resolve(f.start, env)
             stop = self.resolve(f.stop, env)
             st.update(start=start, stop=stop)
-            if A.prove_lt(stop, start):
-                raise self.error(f"slice: the end {A.to_text(stop)} is before the start {A.to_text(start)}")
+            if A.prove_le(stop, start):
+                raise self.error(f"slice: the end {A.to_text(stop)} is not after the start {A.to_text(start)} "
+                                 f"(a slice has at least one element: arrays are never empty)")
             if A.prove_lt(at.length, stop):
                 raise self.error(f"slice: the end {A.to_text(stop)} is beyond the length {A.to_text(at.length)}")
             self.at_least("slice", start, A.ZERO, f"the start {A.to_text(start)} must not be negative")
-            self.at_least("slice", stop, start, f"the end {A.to_text(stop)} must not be before the start "
-                                                f"{A.to_text(start)}")
+            self.at_least("slice", stop, A.add(start, A.Cst(1)),
+                          f"the end {A.to_text(stop)} must be after the start {A.to_text(start)} "
+                          f"(a slice has at least one element)")
             self.at_least("slice", at.length, stop, f"the end {A.to_text(stop)} must not be beyond the "
                                                     f"length {A.to_text(at.length)}", subject_b=True)
             return ArrayType(at.elem, A.sub(stop, start))
         if isinstance(f, P.Generate):
             n = self.resolve(f.n, env)
             st["n"] = n
-            self.at_least(f"generate({A.to_text(n)})", n, A.ZERO, "the length must not be negative")
+            self.at_least(f"generate({A.to_text(n)})", n, A.Cst(1),
+                          "the length must be at least 1 (arrays are never empty)")
             return ArrayType(Int, n)
         if isinstance(f, P.FailIf):
             if argts[0] != ScalarType("bool"):

@@ -67,7 +67,7 @@ def test_generate_errors(lf):
     bad = [
         ("program p() = mapGlb(0)(id) $ generate()", "expected"),
         ("program p(x: [float]N) = mapGlb(0)(id) $ generate(len(y))", "len(y)"),
-        ("program p() = mapGlb(0)(id) $ generate(0 - 3)", "negative"),
+        ("program p() = mapGlb(0)(id) $ generate(0 - 3)", "the length must be at least 1"),
         ("program p(x: [float]N) = mapGlb(0)(id) $ zip(generate(N + 1), x)", "zip"),
     ]
     for text, what in bad:
