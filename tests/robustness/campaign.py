@@ -1,15 +1,15 @@
-"""A robustness campaign: many mutated programs per class, on both backends, with counts.
+"""A robustness campaign: many mutated programs per class, on every backend, with counts.
 
     python tests/robustness/campaign.py [-n INPUTS_PER_CLASS] [--seed S] [--budget SECONDS]
         [--classes delete,garbage,...] [--full] [--out DIR]
 
-Each input (``mutate.py``) is run with ``nessie run --backend interp`` and ``--backend lcu``
+Each input (``mutate.py``) is run with ``nessie run --backend interp``, ``lcu`` and ``opencl``
 (``runner.run_backends``); the script prints, per mutation class, the verdicts of each backend
 and the disagreements between them.  Every defect (traceback, hang, crash, other exit status,
 unlocated error, disagreement) is written to ``DIR`` (default ``robustness-failures/``) with
 the commands' output, to be replayed with ``nessie run``.  Without ``--full`` (as
-test_mutations.py), the ``deep`` class runs unfused on lcu with sequence nesting capped at 40,
-and ``slow`` lcu runs (``runner.run_backends``)
+test_mutations.py), the ``deep`` class runs unfused on lcu and opencl with sequence nesting capped at 40,
+and ``slow`` lcu/opencl runs (``runner.run_backends``)
 are counted, not reported as defects.
 Exit status 1 if any defect was found.
 """

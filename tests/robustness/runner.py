@@ -189,7 +189,7 @@ def describe(a: Answer, verdict: Optional[str] = None) -> str:
             f"--- stdout (tail)\n{a.out[-3000:]}\n--- stderr (tail)\n{a.err[-3000:]}")
 
 
-BACKENDS = ("interp", "lcu")
+BACKENDS = ("interp", "lcu", "opencl")
 #: the text of every backend's runtime error for a recursion that exhausted the stack
 RECURSION_TOO_DEEP = "RUNTIME ERROR: recursion too deep."
 #: ... and for values that do not fit in memory (the worker's WORKER_MEMORY)
@@ -244,7 +244,7 @@ def run_backends(worker: Worker, path: str, budget: float, unbounded_budget: flo
     unbounded = False
     relative = None
     for b in BACKENDS:
-        argv = ["run", "--backend", b] + (["--no-fuse"] if b == "lcu" and lcu_unfused else [])
+        argv = ["run", "--backend", b] + (["--no-fuse"] if b != "interp" and lcu_unfused else [])
         argv.append(str(path))
         if unbounded:
             limit = unbounded_budget

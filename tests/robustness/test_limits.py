@@ -1,5 +1,5 @@
 """Issue 11's front-end and runtime classes, one test per member found: each must end with a
-located message and exit status 1 (or run), on the interpreter and on λcu, never with a
+located message and exit status 1 (or run), on the interpreter, λcu and OpenCL, never with a
 traceback.  Run in-process through ``nessie.cli.main``."""
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from nessie import cli
 from nessie.limits import MAX_CALL_DEPTH, MAX_EXPR_DEPTH, OUT_OF_MEMORY, RECURSION_TOO_DEEP
 
-BACKENDS = ["interp", "lcu"]
+BACKENDS = ["interp", "lcu", "opencl"]
 
 
 def run(capsys, tmp_path, text, *args, backend="interp", name="p.nesl", data=None):
@@ -96,7 +96,7 @@ def deep(shape: str, n: int) -> str:
                                           ("let", 400, "0"), ("if", 400, "1"),
                                           ("tuple", 900, "1"), ("brackets", 30, "1")])
 def test_deep_expressions_within_the_limit_run(capsys, tmp_path, backend, shape, n, want):
-    args = ["--no-fuse"] if backend == "lcu" else []     # fusion time: see test_mutations.py
+    args = ["--no-fuse"] if backend != "interp" else []  # fusion time: see test_mutations.py
     rc, out, err = run(capsys, tmp_path, f"function g(x) = {deep(shape, n)};\ng(0);\n", *args,
                        backend=backend)
     assert (rc, err) == (0, "")
@@ -294,7 +294,7 @@ def test_api_refuses_masked_and_other_array_subclasses(backend):
     assert m.s(np.arange(4)) == 6
 
 
-@pytest.mark.parametrize("backend", ["interp", "lcu"])
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_api_deep_recursion_is_a_runtime_error(backend):
     import nessie
     from nessie.diagnostics import RuntimeNeslError

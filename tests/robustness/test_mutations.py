@@ -1,24 +1,24 @@
-"""Robustness: malformed programs through the CLI, on the interpreter and on λcu (issue 11).
+"""Robustness: malformed programs through the CLI, on the interpreter, λcu and OpenCL (issue 11).
 
 Each example is a mutation (``mutate.py``: delete, duplicate, swap, truncate, garbage, deep) of
 a program of ``nesl_examples/`` or ``tests/frontend/programs/``, drawn by hypothesis from one
 seed per run (printed in the header: ``NESSIE_ROBUSTNESS_SEED=N`` repeats a run).  It is run as
-``nessie run --backend interp FILE`` and ``nessie run --backend lcu FILE`` by
+``nessie run --backend B FILE`` for B in interp, lcu and opencl (PoCL in CI) by
 ``nessie.cli.main`` in a worker process (``runner.py``), each with a time budget, and must end
 with exit status 0, or 1 and a located ``FILE:LINE:COL: error:``; never a traceback, an
-internal compiler error, another status, or a hang; and both backends must print the same
+internal compiler error, another status, or a hang; and all backends must print the same
 results and the same messages with the same exit status.  (Except after a program recursed too
-deep on the interpreter: then λcu, which evaluates breadth first, only has to give up without a
+deep on the interpreter: then λcu and OpenCL, which evaluate breadth first, only have to give up without a
 traceback, or run out of its shorter budget.)
 
-Sizes: ``NESSIE_ROBUSTNESS_EXAMPLES`` inputs per class (default 25: 150 inputs, 300 runs, about
-half a minute on 2 cores); ``NESSIE_ROBUSTNESS_BUDGET`` seconds per run (default 60).
+Sizes: ``NESSIE_ROBUSTNESS_EXAMPLES`` inputs per class (default 25: 150 inputs, 450 runs, about
+two minutes on 2 cores); ``NESSIE_ROBUSTNESS_BUDGET`` seconds per run (default 60).
 ``tests/robustness/campaign.py`` runs long campaigns and counts verdicts per class.
 
 Known limits, outside this suite's reach by default (``NESSIE_ROBUSTNESS_FULL=1`` lifts them):
-a λcu run that takes more than 20 times the interpreter's time (at least 20 s) is counted
+a λcu or OpenCL run that takes more than 20 times the interpreter's time (at least 20 s) is counted
 ``slow`` in the summary, not failed (``runner.run_backends`` says why such programs exist);
-on ``lcu`` the ``deep`` class runs unfused, and its shapes that nest *sequences* (``[[[1]]]``,
+on ``lcu`` and ``opencl`` the ``deep`` class runs unfused, and its shapes that nest *sequences* (``[[[1]]]``,
 nested apply-to-each) stop at 40 levels.  Fusion time grows steeply with nesting (a literal
 33 sequences deep: over 20 s) and flattening time grows faster than the square of the sequence
 depth (a literal 100 deep: 1.5 s at the top level, 40 s inside an apply-to-each; 900 deep:
