@@ -52,7 +52,7 @@ def print_lift(prog) -> str:
                        f"-- {len(ls.phases)} OpenCL kernel{'s' if len(ls.phases) != 1 else ''} "
                        f"(the plan launches those its sizes need)")
             for p in ls.phases:
-                if "\n" in p.lift:     # a whole .lift program (lift_map.py)
+                if p.compiled:         # a whole .lift program (lift_map.py)
                     out.append(f"    {p.name}: compiled by the Lift compiler from")
                     out += [f"      {line}".rstrip() for line in p.lift.splitlines()]
                 else:

@@ -179,6 +179,9 @@ class Phase:
     name: str
     lift: str            # the Lift expression this kernel implements
     source: str
+    #: ``lift`` is a whole ``.lift`` program that the Lift compiler compiled to ``source``
+    #: (lift_map.py), not a Lift-style expression of a kernel written from a template
+    compiled: bool = False
 
 
 @dataclass
@@ -314,7 +317,7 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
         from .lift_map import lift_map
         lm = lift_map(kname, soac, tenv, ctx, sites, strategy)
         if lm is not None:
-            b.phases.append(Phase(lm.name, lm.text(), lm.kernel.source))
+            b.phases.append(Phase(lm.name, lm.text(), lm.kernel.source, compiled=True))
             info["lift"] = lm
 
     elif isinstance(soac, ir.Once):
