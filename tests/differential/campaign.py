@@ -1,7 +1,9 @@
-"""A long local differential campaign: many generated programs, interpreter vs flattened λcu.
+"""A long local differential campaign: many generated programs, interpreter vs flattened λcu
+(and, with ``--opencl``, vs the OpenCL backend fused and unfused).
 
     .venv/bin/python tests/differential/campaign.py --count 5000 --workers 2 [--explore]
-        [--no-fused] [--depth 4] [--start 0] [--timeout 20] [--shrink 60] [--out /tmp/nessie-campaign]
+        [--no-fused] [--opencl] [--depth 4] [--start 0] [--timeout 20] [--shrink 60]
+        [--out /tmp/nessie-campaign]
 
 Programs run in worker processes (a hung or very slow program is killed after ``--timeout``
 seconds and reported as a timeout).  Failures are bucketed by a coarse signature (which backend,
@@ -45,8 +47,10 @@ def signature(cmp) -> str:
         if cmp.flatten_error.startswith("FlattenUnsupported"):
             return "flatten-unsupported: " + _norm(cmp.flatten_error)
         return "flatten-crash: " + _norm(cmp.flatten_error)
-    for name, o in (("lcu", cmp.lcu), ("fused", cmp.fused)):
-        if o is None or o == cmp.interp:
+    bad = set(cmp.mismatches())     # OpenCL: floats within the harness's tolerance
+    for name, o in (("lcu", cmp.lcu), ("fused", cmp.fused), ("opencl", cmp.opencl),
+                    ("opencl-fused", cmp.opencl_fused)):
+        if o is None or o == cmp.interp or (name.startswith("opencl") and name not in bad):
             continue
         if o.crash is not None:
             return f"{name}-crash: " + _norm(o.crash)
@@ -71,13 +75,14 @@ def signature(cmp) -> str:
 
 
 FUSED = True
+OPENCL = False
 
 
 def evaluate(src: str) -> dict:
     from diff_harness import compare
     t = time.time()
     try:
-        cmp = compare(src, fused=FUSED)
+        cmp = compare(src, fused=FUSED, opencl=OPENCL)
     except Exception as e:  # noqa: BLE001 - a generator bug (program does not compile)
         return {"sig": "generator: " + _norm(f"{type(e).__name__}: {e}"), "report": str(e),
                 "time": time.time() - t, "interp_error": None}
@@ -85,9 +90,9 @@ def evaluate(src: str) -> dict:
             "interp_error": cmp.interp.error}
 
 
-def _worker(inq, outq, explore: bool, fused: bool, depth: int = 4):
-    global FUSED
-    FUSED = fused
+def _worker(inq, outq, explore: bool, fused: bool, depth: int = 4, opencl: bool = False):
+    global FUSED, OPENCL
+    FUSED, OPENCL = fused, opencl
     cfg = Config(explore=explore, max_depth=depth)
     while True:
         job = inq.get()
@@ -116,14 +121,17 @@ def _worker(inq, outq, explore: bool, fused: bool, depth: int = 4):
 class Pool:
     """Worker processes with a per-job timeout (a stuck worker is killed and replaced)."""
 
-    def __init__(self, n: int, explore: bool, timeout: float, fused: bool = True, depth: int = 4):
+    def __init__(self, n: int, explore: bool, timeout: float, fused: bool = True, depth: int = 4,
+                 opencl: bool = False):
         self.n, self.explore, self.timeout, self.fused, self.depth = n, explore, timeout, fused, depth
+        self.opencl = opencl
         self.outq = mp.Queue()
         self.workers = [self._spawn() for _ in range(n)]
 
     def _spawn(self):
         inq = mp.Queue()
-        p = mp.Process(target=_worker, args=(inq, self.outq, self.explore, self.fused, self.depth), daemon=True)
+        p = mp.Process(target=_worker, args=(inq, self.outq, self.explore, self.fused, self.depth, self.opencl),
+                       daemon=True)
         p.start()
         return {"p": p, "inq": inq, "job": None, "since": 0.0}
 
@@ -236,11 +244,13 @@ def main(argv=None):
     ap.add_argument("--explore", action="store_true")
     ap.add_argument("--no-fused", action="store_true", help="compare unfused λcu only (faster)")
     ap.add_argument("--depth", type=int, default=4, help="expression depth budget (Config.max_depth)")
+    ap.add_argument("--opencl", action="store_true",
+                    help="run every program on the OpenCL backend too (fused and unfused)")
     ap.add_argument("--out", default="/tmp/nessie-campaign")
     args = ap.parse_args(argv)
     os.makedirs(args.out, exist_ok=True)
 
-    pool = Pool(args.workers, args.explore, args.timeout, not args.no_fused, args.depth)
+    pool = Pool(args.workers, args.explore, args.timeout, not args.no_fused, args.depth, args.opencl)
     buckets: dict[str, list] = defaultdict(list)
     stats = Counter()
     times = []
