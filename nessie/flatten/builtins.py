@@ -818,7 +818,9 @@ def _expand(fl, e, args: list, env: dict, ctx):
         ex = seqof(x.elt(s, i), x.rng(vs[1], vs[2]))
     elif name == "rotate":
         n = x.length(s)
-        ex = seqof(x.elt(s, x.call("mod", _INT, x.call("-", _INT, i, vs[1]), n)), x.rng(x.lit(0), n))
+        # i - (r mod n), in (-n, n): no overflow for r near min_int
+        ex = seqof(x.elt(s, x.call("mod", _INT, x.call("-", _INT, i, x.call("mod", _INT, vs[1], n)), n)),
+                   x.rng(x.lit(0), n))
     elif name == "odd_elts":
         ex = seqof(x.elt(s, x.call("+", _INT, x.call("*", _INT, x.lit(2), i), x.lit(1))),
                    x.rng(x.lit(0), x.call("/", _INT, x.length(s), x.lit(2))))
@@ -967,7 +969,9 @@ _COLLECT = ("let sp = permute(pairs, rank({k : (k, v) in pairs})); "
 NESL_EXPANSIONS = {
     "enumerate": (("flags",), "plus_scan({btoi(fl) : fl in flags})"),
     "group_by": (("s", "n"),
-                 "let k = (#s + n - 1) / n in partition(s, {min(n, #s - j * n) : j in [0:k]})"),
+                 # the number of groups without overflow for n near max_int
+                 "let k = if n > 0 and #s > 0 then (#s - 1) / n + 1 else (#s + n - 1) / n "
+                 "in partition(s, {min(n, #s - j * n) : j in [0:k]})"),
     "median": (("s",), "kth_smallest(s, #s / 2)"),
     "previous": (("s", "v"), "rotate(rep(s, v, #s - 1), 1)"),
     "rest": (("s",), "drop(s, 1)"),

@@ -1302,7 +1302,8 @@ def _group_by(arg, ctx):
     by zero, a negative ``n`` gives counts that do not partition ``s``."""
     s, n = arg
     m = len(s)
-    k = _int_quotient(m + n - 1, n, ctx)
+    # as the definition computes it (flatten/builtins.py), without overflow for a large n
+    k = (m - 1) // n + 1 if n > 0 and m > 0 else _int_quotient(ctx.sem.wrap(m + n - 1), n, ctx)
     return _partition(s, [min(n, m - i * n) for i in range(k)], ctx)
 
 
@@ -1457,7 +1458,10 @@ def _pad(arg, ctx):
     right-justifies (pads on the left), a negative one left-justifies; a string wider
     than ``|n|`` is returned unchanged."""
     s, n = arg
-    fill = (" ",) * max(abs(n) - len(s), 0)
+    # the width in NESL's ints, as the definition computes it (abs(min_int) wraps)
+    w = max(ctx.sem.wrap(ctx.sem.wrap(abs(n)) - len(s)), 0)
+    _check_length(ctx, w)
+    fill = (" ",) * w
     return Seq(fill + s.items) if n >= 0 else Seq(s.items + fill)
 
 
