@@ -460,14 +460,32 @@ class CodeGen:
                 raise LiftCompileError(f"user function {uf.name}: {'parameter ' if n != 'the result' else ''}{n} "
                                        f"has the array type {t}: user functions take and return scalars, "
                                        f"vectors and tuples of them", uf.span or self.span)
+        names = []
         for k, (n, t) in enumerate(zip(uf.param_names, uf.param_types)):
             if self.flatten_param(uf, k):
                 for j, et in enumerate(t.elems):
-                    params.append(f"{self.ctype(et)} {n}_{j}")
+                    params.append(f"{self.uf_ctype(et)} {n}_{j}")
+                    names.append(f"{n}_{j}")
                 body = re.sub(rf"\b{re.escape(n)}\s*\.\s*_(\d+)\b", lambda m: f"{n}_{m.group(1)}", body)
             else:
-                params.append(f"{self.ctype(t)} {n}")
-        self.functions[uf.name] = C.Function(self.ctype(uf.ret_type), uf.name, params, body)
+                params.append(f"{self.uf_ctype(t)} {n}")
+                names.append(n)
+        fields = _bool_fields(uf.ret_type)
+        if fields:
+            # a tuple with bool components, built by the user's C: each is made 0 or 1 (as a
+            # scalar bool result is by C's bool) by a wrapper around the body
+            raw = unique(f"{uf.name}_raw", self.c_taken | set(self.functions))
+            self.c_taken.add(raw)
+            ct = self.ctype(uf.ret_type)
+            self.functions[raw] = C.Function(ct, raw, params, body)
+            body = "\n".join([f"{ct} r = {raw}({', '.join(names)});"] +
+                             [f"r{f} = (uchar)(r{f} != 0);" for f in fields] + ["return r;"])
+        self.functions[uf.name] = C.Function(self.uf_ctype(uf.ret_type), uf.name, params, body)
+
+    def uf_ctype(self, t: Type) -> str:
+        """The C type of a user function's parameter or result: a ``bool`` is C's bool (any
+        non-zero value the user's C gives is true, 1 in memory), stored as ``uchar``."""
+        return "bool" if t == ScalarType("bool") else self.ctype(t)
 
     def id_function(self, t: Type) -> str:
         ct = self.ctype(t)
@@ -857,3 +875,16 @@ def _unchecked(e: AExpr) -> AExpr:
 def _userfuns(node):
     from ..ir.expr import walk
     return [n for n in walk(node) if isinstance(n, UserFun)]
+
+
+def _bool_fields(t: Type, path: str = "") -> list:
+    """The C access paths (``._1._0``) of the bool components of a tuple type."""
+    if not isinstance(t, TupleType):
+        return []
+    out = []
+    for k, e in enumerate(t.elems):
+        if e == ScalarType("bool"):
+            out.append(f"{path}._{k}")
+        else:
+            out += _bool_fields(e, f"{path}._{k}")
+    return out

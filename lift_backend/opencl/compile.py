@@ -101,7 +101,7 @@ def _env_text(env: Mapping[str, int]) -> str:
 
 
 def check_lengths(typed: TypedProgram, env: Mapping[str, int], default_span: Optional[Span] = None) -> None:
-    """Every array length of the program that ``env`` determines is between 0 and ``INT_MAX``
+    """Every array length of the program that ``env`` determines is between 1 and ``INT_MAX``
     elements in all (kernels index with ``int``); its divisions are by non-zero values."""
     seen = set()
     prog = typed.program
@@ -122,9 +122,13 @@ def check_lengths(typed: TypedProgram, env: Mapping[str, int], default_span: Opt
             except ZeroDivisionError:
                 raise LiftCompileError(f"division by zero in the array length {A.to_text(tt.length)}"
                                        + (f" (with {_env_text(env)})" if env else ""), span or default_span)
-            if n < 0:
-                raise LiftCompileError(f"the array length {A.to_text(tt.length)} is negative ({n}"
-                                       + (f" with {_env_text(env)})" if env else ")"), span or default_span)
+            if n < 1:
+                text = A.to_text(tt.length)
+                how = ", ".join(x for x in ((f"the length {text}" if text != str(n) else ""),
+                                            (f"with {_env_text(env)}" if env else "")) if x)
+                whose = f"the parameter {node.name}" if isinstance(node, Param) else "an array of the program"
+                raise LiftCompileError(f"{whose} would have {n} elements{f' ({how})' if how else ''}: "
+                                       f"arrays have at least one element", span or default_span)
             total *= n
             if total > INT_MAX:
                 raise LiftCompileError(f"the array of type {t} is too large: {total if tt is t else 'over'} "

@@ -477,6 +477,18 @@ def _convert(arr: np.ndarray, target, name: str, t: Type) -> np.ndarray:
                                           f"type {t}: {ex}")
     if arr.dtype.names:
         raise LiftArgumentError(name, f"unsupported dtype {describe_dtype(arr.dtype)} for the type {t}")
+    if target == np.uint8 and arr.dtype != np.bool_:
+        # a bool (stored as uchar): 0 or 1, as a numpy bool array is; another byte would pass
+        # through C's comparisons as neither true (== 1) nor false
+        if arr.dtype.kind not in "iu":
+            raise LiftArgumentError(name, f"{'floating-point ' if arr.dtype.kind == 'f' else ''}values "
+                                          f"({arr.dtype}) for the type {t}: give a bool array or the "
+                                          f"integers 0 and 1")
+        if arr.size:
+            bad = arr[(arr != 0) & (arr != 1)]
+            if bad.size:
+                raise LiftArgumentError(name, f"the value {bad.flat[0]} is not a bool (0 or 1) for the type {t}")
+        return arr.astype(target, copy=False)
     if target.kind in "iu" or target == np.uint8:
         if arr.dtype.kind == "f":
             raise LiftArgumentError(name, f"floating-point values ({arr.dtype}) for the integer type {t}: "
