@@ -117,7 +117,10 @@ class _Rules:
                 first = flagged[0]
                 return Produced(first.kind, first.dim, first.span, True, any(a.private for a in flagged),
                                 next((a.elem for a in flagged if a.elem is not None), None), first.call)
-            return flagged[0].viewed()
+            # the component read through a view is the one other work-groups wrote (a zip of an
+            # element-wise result and a reversed one: the reversed one's producer is the culprit,
+            # and the one the compiler can make a kernel of its own)
+            return next((a for a in flagged if not a.exact), flagged[0]).viewed()
         if isinstance(g, Lambda):
             body_env = _Env({p.name: a for p, a in zip(g.params, args)}, env)
             return self.expr(g.body, body_env, outer, span)

@@ -39,6 +39,10 @@ SPLIT = [
     # read from inside a parallel map's body (every work-item reads all of it)
     (DBL + ADD + "program p(x: [float]N) = (\\y -> mapGlb(0)(\\v -> toGlobal(mapSeq(id)) o reduceSeq(add, v) $ y) $ x)"
      " o mapGlb(0)(dbl) $ x", X + 2 * X.sum()),
+    # a zip of an element-wise result and a reversed one: the reversed one's producer is
+    # split off (a hunt found the element-wise one named, and the program refused)
+    (DBL + ADD + "program p(x: [float]N) = (\\t -> mapGlb(0)(\\p -> add(p._0, p._1)) $ zip(mapGlb(0)(dbl) $ t, "
+     "gather(reverse) $ t)) o mapGlb(0)(dbl) $ x", 4 * X + (2 * X)[::-1]),
     # three stages
     (DBL + "program p(x: [float]N) = mapGlb(0)(dbl) o gather(reverse) o mapGlb(0)(dbl) o gather(reverse) o "
      "mapGlb(0)(dbl) $ x", 8 * X),
