@@ -679,7 +679,9 @@ class CodeGen:
         if self.divergent:
             raise self.error(f"{after} needs a barrier inside control flow that not every work-item of "
                              f"the group executes (every barrier must be reached by all work-items); "
-                             f"make the enclosing map run exactly once per work-item or restructure")
+                             f"make the enclosing map run exactly once per work-item (compile with the "
+                             f"global and local sizes that make it so: --global and --local on the command "
+                             f"line) or restructure")
         self.block.add(C.Barrier(fence))
 
     # ------------------------------------------------------------------ patterns

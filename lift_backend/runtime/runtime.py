@@ -162,7 +162,10 @@ class Runtime:
         env = {**kernel.sizes, **sizes}
         need = [n for n in kernel.size_names if n not in env]
         if need:
-            raise LiftRuntimeError(f"unknown size(s) {', '.join(need)}: give them explicitly")
+            raise LiftRuntimeError(f"the size(s) {', '.join(need)} of program {prog.name} are not "
+                                   f"determined by the arguments' shapes: give them (on the command "
+                                   f"line --size {need[0]}=VALUE, in Python sizes={{'{need[0]}': VALUE}})",
+                                   prog.span)
         check_sizes(kernel, env)
 
         fixed_g = kernel.launch.global_size
@@ -190,6 +193,18 @@ class Runtime:
         if lsz is not None:
             if len(lsz) != len(gsz) or any(g % l for g, l in zip(gsz, lsz)):
                 raise LiftRuntimeError(f"the global size {gsz} is not a multiple of the local size {lsz}")
+            dev = self.device
+            most, per_dim = int(dev.max_work_group_size), list(dev.max_work_item_sizes)
+            total = 1
+            for d, l in enumerate(lsz):
+                total *= l
+                if d < len(per_dim) and l > per_dim[d]:
+                    raise LiftRuntimeError(f"the local size {tuple(lsz)} is beyond the device: its work-groups "
+                                           f"hold at most {per_dim[d]} work-items in dimension {d} "
+                                           f"({dev.name.strip()})")
+            if total > most:
+                raise LiftRuntimeError(f"the local size {tuple(lsz)} is beyond the device: its work-groups hold "
+                                       f"at most {most} work-items ({dev.name.strip()})")
 
         _check_strides(kernel, env, gsz, lsz)
         arrays = {}

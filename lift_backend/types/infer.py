@@ -428,7 +428,8 @@ class _Inferer:
             elif d != A.ZERO:
                 self.constraints.append(Constraint(d, msg, self.span))
         elif isinstance(f, P.IndexLambda):
-            k = self.vars.fresh("k", 0, A.sub(n, 1))
+            # the index variable shown as the user named it
+            k = self.vars.fresh(getattr(f.param, "name", None) or "k", 0, A.sub(n, 1))
             self.divisors(who, f.apply(k, n), (k,))
 
     # ------------------------------------------------------------------ layout patterns
@@ -723,6 +724,18 @@ def _subst_program(program: Program, m) -> Program:
             return node
         if not isinstance(node, (Expr, FunDecl, Program)):
             return node
+        if isinstance(node, FunCall) and node.span is not None:
+            # a size that makes a divisor of the call's sizes or index functions zero: located
+            # at the innermost call (the pattern whose expression it is)
+            try:
+                return fields(node)
+            except ZeroDivisionError:
+                shown = ", ".join(f"{v.name}={c.value}" for v, c in sorted(m.items(), key=lambda kv: kv[0].name))
+                raise LiftTypeError(f"division by zero in a size or index expression of this pattern "
+                                    f"(with {shown})", node.span) from None
+        return fields(node)
+
+    def fields(node):
         changes = {}
         for fld in dataclasses.fields(node):
             v = getattr(node, fld.name)

@@ -85,7 +85,7 @@ def test_runtime_errors(runtime):
                  "program rowSums(m: [i -> [float](i + 1)]N) ="
                  " join o mapGlb(0)(toGlobal(mapSeq(id)) o reduceSeq(add, 0.0f)) $ m").program("rowSums")
     k = compile_program(rows)
-    with pytest.raises(LiftRuntimeError, match="unknown size"):
+    with pytest.raises(LiftRuntimeError, match="are not determined by the arguments. shapes"):
         runtime.run(k, {"m": np.zeros(10, np.float32)}, global_size=4)
     np.testing.assert_allclose(runtime.run(k, {"m": np.ones(10, np.float32)}, sizes={"N": 4}, global_size=4),
                                [1, 2, 3, 4])

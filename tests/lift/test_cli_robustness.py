@@ -349,7 +349,7 @@ def test_mismatched_lengths(capsys, prog, tmp_path):
     ("mapGlb(0)(\\a -> add(a, 1)) $ x", 42, "user function add: argument 2 has type int, expected float"),
     ("mapGlb(0)(get(9)) $ zip(x, x)", 26, "get(9): the tuple (float, float) has 2 components"),
     ("mapGlb(0)(id) o gather(\\i -> len(y)) $ x", 42, "len(y): no parameter named y in scope"),
-    ("mapGlb(0)(id) o gather(\\i -> N / (i - 3)) $ x", 42, "gather: cannot show that the divisor k - 3 is not zero"),
+    ("mapGlb(0)(id) o gather(\\i -> N / (i - 3)) $ x", 42, "gather: cannot show that the divisor i - 3 is not zero"),
     ("mapGlb(0)(id) o gather(reorderStride(0)) $ x", 42, "gather(reorderStride): the stride must be positive (0 < 1)"),
     ("mapGlb(0)(id) o partition(2, \\i -> i - 5) $ x", 42,
      "partition: cannot show that the row lengths k - 5 are not negative"),
@@ -388,7 +388,7 @@ def test_bad_parameter_names_are_located(capsys, tmp_path, params, col, message)
      "pad(100, 1): mirror: the left padding must not exceed the length 64 (100 > 64)"),
     ("mapGlb(0)(id) o slice(-1, 3) $ x", "N=64", "slice: the start -1 must not be negative (-1 < 0)"),
     ("mapGlb(0)(id) o gather(\\i -> i / (N - 64)) $ x", "N=64",
-     "division by zero in a size or index expression (with N=64)"),
+     "division by zero in a size or index expression of this pattern (with N=64)"),
 ])
 def test_sizes_beyond_the_limits_at_compile_time(capsys, tmp_path, body, size, message):
     f = tmp_path / "p.lift"

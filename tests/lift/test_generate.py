@@ -83,7 +83,9 @@ def test_generate_size_from_the_command_line(tmp_path):
     cmd = [sys.executable, "-m", "lift_backend", "run", str(f), "--program", "alone", "--global", "4",
            "--out", str(out)]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-    assert r.returncode == 1 and r.stderr.strip() == "error: unknown size(s) N: give them explicitly"
+    assert r.returncode == 1 and f"{f}:" in r.stderr and \
+        "error: the size(s) N of program alone are not determined by the arguments' shapes: give them " \
+        "(on the command line --size N=VALUE" in r.stderr, r.stderr
     r = subprocess.run(cmd + ["--size", "N=6"], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
     np.testing.assert_array_equal(np.load(out), np.arange(6) * 0.5)

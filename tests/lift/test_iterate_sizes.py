@@ -57,4 +57,4 @@ def test_size_used_only_in_the_body(runtime, tmp_path, capsys):
     assert "int K" in k.source and k.size_names == ("N", "K")
     with pytest.raises(LiftError) as ei:
         runtime.run(k, {"x": np.arange(16, dtype=np.float32)}, global_size=4)
-    assert "unknown size(s) K" in ei.value.message
+    assert "the size(s) K of program p are not determined" in ei.value.message
