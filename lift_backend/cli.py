@@ -201,6 +201,20 @@ def main(argv: Optional[List[str]] = None) -> int:
         return 130
 
 
+def _sizes_from_args(prog, kargs, sizes) -> Dict[str, int]:
+    """The sizes not in ``sizes`` that the arguments' shapes determine (best effort: an
+    argument that does not fit its parameter is left to the launch's own checks)."""
+    from .runtime.runtime import _infer_sizes
+    found: Dict[str, int] = {}
+    for p in prog.params:
+        if p.name in kargs and p.type is not None:
+            try:
+                _infer_sizes(p.type, kargs[p.name], found, sizes, p.name)
+            except Exception:  # noqa: BLE001 - the launch reports what does not fit
+                continue
+    return {k: v for k, v in found.items() if k not in sizes and isinstance(v, int) and v >= 1}
+
+
 def _run(args, state) -> int:
     files: Dict[str, str] = {}        # parameter -> the .npy file it came from
     prog = None
@@ -256,7 +270,16 @@ def _run(args, state) -> int:
             kargs[name] = value
             if file is not None:
                 files[name] = file
-        k = compile_program(prog, sizes, gsz, lsz)
+        try:
+            k = compile_program(prog, sizes, gsz, lsz)
+        except LiftCompileError as ex:
+            # private memory sized by a size the arguments' shapes give: compile again with the
+            # sizes inferred from them (as the launch would infer them)
+            inferred = _sizes_from_args(prog, kargs, sizes)
+            if "needs a size known at compile time" not in ex.message or not inferred:
+                raise
+            sizes = {**sizes, **inferred}
+            k = compile_program(prog, sizes, gsz, lsz)
         from .runtime import Runtime, get_runtime
         try:
             rt = Runtime(args.device) if args.device else get_runtime()

@@ -53,3 +53,23 @@ def test_divisors_are_located_and_named(body, sizes, col, what):
     with pytest.raises(LiftError) as ei:
         compile_program(lf.program("p"), sizes=sizes)
     assert str(ei.value).startswith(f"d.lift:1:{col}: error: {what}"), str(ei.value)
+
+
+@pytest.mark.opencl
+def test_run_infers_private_memory_sizes_from_the_arguments(tmp_path, capsys):
+    # a row copied to private memory needs its length at compile time: `run` takes it from the
+    # argument's shape, as the launch does (it asked for --size K before)
+    f = tmp_path / "mv.lift"
+    f.write_text("userfun madd(acc: float, p: (float, float)): float { return acc + p._0 * p._1; }\n"
+                 "program mv(a: [[float]K]M, v: [float]K) = mapGlb(0)(\\row -> toGlobal(mapSeq(id)) o "
+                 "reduceSeq(madd, 0.0f) $ zip(toPrivate(mapSeq(id)) $ row, v)) $ a\n")
+    a, v, out = tmp_path / "a.npy", tmp_path / "v.npy", tmp_path / "o.npy"
+    A = np.arange(12, dtype=np.float32).reshape(3, 4)
+    np.save(a, A)
+    np.save(v, np.ones(4, dtype=np.float32))
+    assert main(["run", str(f), "--arg", f"a={a}", "--arg", f"v={v}", "--global", "3", "--out", str(out)]) == 0, \
+        capsys.readouterr().err
+    np.testing.assert_array_equal(np.load(out).reshape(-1), A.sum(1))
+    # without arguments that give K, the message stays
+    assert main(["compile", str(f)]) == 1
+    assert "private memory needs a size known at compile time" in capsys.readouterr().err
