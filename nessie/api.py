@@ -94,6 +94,8 @@ values computed when the module was loaded (so it needs ``run_toplevel=True``).
 """
 from __future__ import annotations
 
+import re
+
 import io
 import os
 from typing import Any, Callable, Optional
@@ -200,6 +202,10 @@ def _check_options(where: str, *, backend: Any = "auto", fuse: Any = None, int64
     if device is not None and not isinstance(device, str):
         raise TypeError(f"{where}(): device must be a str (\"cpu\", \"gpu\" or \"P:D\") or "
                         f"None, not {type(device).__name__} {device!r}")
+    if device is not None and device not in ("auto", "cpu", "gpu") \
+            and not re.fullmatch(r"\d+(:\d*)?", device):
+        raise ValueError(f"{where}(): device must be \"auto\", \"cpu\", \"gpu\" or "
+                         f"\"PLATFORM:DEVICE\" numbers (\"0:1\"), not {device!r}")
     if int64 and backend in ("lcu", "opencl"):
         raise ValueError(f"{where}(): int64=True (64-bit NESL ints) runs on backend=\"interp\" "
                          f"only (or \"auto\", which then uses it); the {backend} backend uses "

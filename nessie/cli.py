@@ -33,6 +33,17 @@ def _print_length(text: str) -> int:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
     if n < 0:
         raise argparse.ArgumentTypeError(f"must be 0 or more, not {n}")
+    # beyond any sequence's length it is the same as unlimited (and stays a C long for numpy)
+    return min(n, 1 << 62)
+
+
+def _repeat(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, not {n}")
     return n
 
 
@@ -173,7 +184,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="OpenCL device for the opencl runs: cpu, gpu or P:D (as for nessie "
                         "run); default: the default device, and the opencl rows are skipped, "
                         "with a note, when no OpenCL device can build kernels")
-    b.add_argument("--repeat", type=_print_length, default=3, metavar="N",
+    b.add_argument("--repeat", type=_repeat, default=3, metavar="N",
                    help="timed runs per configuration, after one warm-up run; the median is "
                         "reported (default 3)")
     b.add_argument("--out", metavar="DIR", default="nessie-bench",
@@ -211,8 +222,10 @@ def main(argv: Optional[list] = None) -> int:
     status = 0
     state = _State()
     several = len(args.files) > 1
+    # stats --json of several files: one JSON object, the files' figures by path
+    state.json = {} if several and args.cmd == "stats" and getattr(args, "json", False) else None
     for i, path in enumerate(args.files):
-        if several and args.cmd != "check":
+        if several and args.cmd != "check" and state.json is None:
             if i:
                 print()
             print(f"==> {path} <==", flush=True)
@@ -221,6 +234,8 @@ def main(argv: Optional[list] = None) -> int:
         except _Stop as stop:
             return stop.code
         status = max(status, rc)
+    if state.json is not None:
+        print(json.dumps(state.json, indent=2))
     return status
 
 
@@ -234,6 +249,7 @@ class _State:
 
     def __init__(self) -> None:
         self.runners: dict = {}
+        self.json: Optional[dict] = None     # stats --json of several files, by path
 
 
 def _one(args, path: str, state: _State) -> int:
@@ -335,7 +351,9 @@ def _dispatch(args, path: str, state: _State) -> int:
         fused, report = driver.fuse(flat)
         totals = {"unfused": counts.static_counts(flat.program),
                   "fused": counts.static_counts(fused.program)}
-        if args.json:
+        if args.json and state.json is not None:
+            state.json[path] = stats_json(report, totals)
+        elif args.json:
             print(json.dumps(stats_json(report, totals), indent=2))
         else:
             print(report)
@@ -356,6 +374,9 @@ def _dispatch(args, path: str, state: _State) -> int:
             print(f"nessie: note: running on the reference interpreter: {e}", file=sys.stderr)
             backend = "interp"
     if backend == "interp":
+        if args.stats:
+            print("nessie: note: --stats counts kernels and launches of the compiled backends; the "
+                  "reference interpreter runs none", file=sys.stderr)
         driver.run_interp(c, sys.stdout, int_bits=bits, print_length=args.print_length)
         return 0
     if backend == "auto":

@@ -565,8 +565,9 @@ class Session:
         try:
             self.runner()
         except _CannotRun as e:
-            if self.backend == "auto":
-                # the same fused λcu on the numpy kernel runner
+            if self.backend == "auto" and self.device is None:
+                # the same fused λcu on the numpy kernel runner (a device asked for by name
+                # that cannot run is an error, as for nessie run)
                 self._error(f"nessie: note: running on the lcu backend (numpy): {e}")
                 self.backend = "lcu"
                 self._runner = None
@@ -703,8 +704,12 @@ class Session:
                         for a, p in zip(leaves, f.params)]
                 # the wrapper's body, not a call of it: the item's own calls are the first
                 # ones counted (NESSIE_MAX_CALL_DEPTH), as on the interpreter
-                res = ex.exp(f.body, {p.name: a for p, a in zip(f.params, args)})
-                runner.sync()
+                # numpy's floating-point warnings off, as on the executor's own thread
+                # (0.0 / 0.0 is nan, as NESL defines it, not a warning)
+                import numpy as np
+                with np.errstate(all="ignore"):
+                    res = ex.exp(f.body, {p.name: a for p, a in zip(f.params, args)})
+                    runner.sync()
             else:  # pragma: no cover - an executor without the internal entry point
                 res = ex.call(fname, *leaves)
             n = len(tm.value_leaf_types(exp.type))

@@ -493,9 +493,13 @@ def test_backend_that_cannot_start():
     out, err, rc = repl("1 + 2;\n", "--backend", "opencl", "--device", "99:99")
     assert (out, rc) == ("", 1) and err.startswith("nessie: error: no OpenCL device")
     assert "Traceback" not in err
+    # a device asked for by name that cannot run is an error under auto too, as for nessie run
     out, err, rc = repl("1 + 2;\n", "--backend", "auto", "--device", "99:99")
+    assert (out, rc) == ("", 1) and err.startswith("nessie: error: no OpenCL device '99:99'"), err
+    # without --device, auto falls back to numpy with `nessie run`'s note, word for word
+    import os
+    out, err, rc = repl("1 + 2;\n", "--backend", "auto", env={**os.environ, "PYOPENCL_CTX": "99:99"})
     assert (out, rc) == ("it = 3 : int\n", 0)
-    # the note of `nessie run`'s fallback, word for word
     assert err.startswith("nessie: note: running on the lcu backend (numpy): no OpenCL device")
 
 
