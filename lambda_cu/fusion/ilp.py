@@ -48,11 +48,20 @@ import warnings
 from dataclasses import dataclass
 from typing import Hashable, Iterable, Mapping, Sequence
 
+from lambda_cu.support import env_positive
+
 NodeId = Hashable
 Pair = frozenset  # an unordered pair of node ids
 
 MAX_TRIANGLES = 250_000
 DEFAULT_TIME_LIMIT = 10.0
+#: past these sizes of a region's model the greedy schedule is used without solving: CBC took
+#: its whole time limit without a solution on 22,000 triangles (a 22-generator apply-to-each
+#: nested in another) and crashed on 240,000 (a map reading 40 scalars), while the largest
+#: models of the examples and the test programs have under 2,000 triangles and 400 candidate
+#: pairs (``NESSIE_FUSION_MAX_TRIANGLES`` / ``NESSIE_FUSION_MAX_PAIRS`` change them)
+MAX_ILP_TRIANGLES = int(env_positive("NESSIE_FUSION_MAX_TRIANGLES", 15_000, float))
+MAX_ILP_PAIRS = int(env_positive("NESSIE_FUSION_MAX_PAIRS", 2_000, float))
 
 
 # --------------------------------------------------------------------------------------------
@@ -605,6 +614,10 @@ def solve(g: FusionGraph, *, time_limit: float = DEFAULT_TIME_LIMIT, solver="cbc
         cl = _order_clusters(an, [[n] for n in an.order], {})
         return Schedule(cl, objective_value(g, cl, an), 0.0, "trivial", False, None,
                         materialised_nodes(g, cl, an))
+    tri = _triangle_count(an)
+    if tri > MAX_ILP_TRIANGLES or len(an.candidates) > MAX_ILP_PAIRS:
+        return greedy_schedule(g, f"ILP too large ({len(an.candidates)} candidate pairs, {tri} "
+                                  f"triangles): greedy schedule", an)
     try:
         import pulp
     except ImportError:  # pragma: no cover - pulp is a dependency
@@ -626,7 +639,7 @@ def solve(g: FusionGraph, *, time_limit: float = DEFAULT_TIME_LIMIT, solver="cbc
     if not available:
         return greedy_schedule(g, f"solver {getattr(solver_obj, 'name', solver_obj)!r} is not available", an)
 
-    use_tri = _triangle_count(an) <= MAX_TRIANGLES
+    use_tri = tri <= MAX_TRIANGLES
     with warnings.catch_warnings():  # PuLP 3.x announces its 4.0 API changes
         warnings.simplefilter("ignore", DeprecationWarning)
         prob, x, pi, c = build_model(g, an, triangles=use_tri)
