@@ -261,30 +261,51 @@ def analyse(g: FusionGraph) -> Analysis:
             r |= reach[j]
         reach[i] = frozenset(r)
 
-    # base candidates: comparable sizes, not forbidden
-    def lca(s1, s2):
-        c1 = _size_chain(s1, parent)
-        c2 = set(_size_chain(s2, parent))
-        for s in c1:
-            if s in c2:
-                return s
-        return None
+    # base candidates: comparable sizes, not forbidden.  Sizes are numbered once (hashing and
+    # comparing a size walks its whole structure: deep for nested sequences), so the pairs of
+    # nodes compare numbers and their sizes' common ancestors are found once per pair of sizes
+    number: dict = {}
+    for n in order:
+        if nodes[n].size is not None:
+            number.setdefault(nodes[n].size, len(number))
+    chains: dict = {}
+    for sz, k in list(number.items()):
+        chains[k] = [number.setdefault(x, len(number)) for x in _size_chain(sz, parent)]
+    size_of = {k: sz for sz, k in number.items()}
+    chain_sets = {k: frozenset(c) for k, c in chains.items()}
+    node_size = {n: number[nodes[n].size] for n in order if nodes[n].size is not None}
+    lcas: dict = {}
+
+    def lca(k1: int, k2: int):
+        key = (k1, k2)
+        if key not in lcas:
+            c2 = chain_sets[k2]
+            lcas[key] = next((x for x in chains[k1] if x in c2), None)
+        return lcas[key]
+
+    ancestors: dict = {}
+
+    def ancestor(nid, k: int, top: int):
+        key = (nid, top)
+        if key not in ancestors:
+            ancestors[key] = _ancestor_at(nid, size_of[k], size_of[top], parent)
+        return ancestors[key]
 
     base: dict = {}
     for a, b in itertools.combinations(order, 2):
-        na, nb = nodes[a], nodes[b]
-        if na.size is None or nb.size is None:
+        ka, kb = node_size.get(a), node_size.get(b)
+        if ka is None or kb is None:
             continue
         p = pair(a, b)
         if p in g.forbidden:
             continue
-        top = lca(na.size, nb.size)
+        top = lca(ka, kb)
         if top is None:
             continue
         reqs = ()
-        if na.size != nb.size:
-            a2 = _ancestor_at(a, na.size, top, parent)
-            b2 = _ancestor_at(b, nb.size, top, parent)
+        if ka != kb:
+            a2 = ancestor(a, ka, top)
+            b2 = ancestor(b, kb, top)
             reqs = tuple(q for q in (pair(a2, a), pair(b2, b), pair(a2, b2)) if len(q) == 2 and q != p)
         base[p] = reqs
 
