@@ -120,11 +120,14 @@ class _ASInfer:
             finally:
                 self.on_result = on_result
         if isinstance(f, P.Reduce):
+            # the accumulator is not the result: the reduction stores it where write_to says
             on_result, self.on_result = self.on_result, False
-            init_space = self.expr(f.init, None, env)
-            acc = init_space if init_space == PRIVATE else init_space
-            self.fun(f.f, [acc, arg_spaces[0]], acc, env, call)
-            self.on_result = on_result
+            try:
+                init_space = self.expr(f.init, None, env)
+                acc = init_space if init_space == PRIVATE else init_space
+                self.fun(f.f, [acc, arg_spaces[0]], acc, env, call)
+            finally:
+                self.on_result = on_result
             return write_to if write_to is not None else acc
         if isinstance(f, P.Iterate):
             # the two buffers are swapped: the body writes where its input lives

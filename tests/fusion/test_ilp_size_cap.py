@@ -3,8 +3,6 @@ hunt): an apply-to-each with 22 generators nested in another took 27 s of ILP so
 limit reached without a solution) where the interpreter took 0.35 s, and a map reading 40
 scalars made CBC crash after 8 s.  Past ``ilp.MAX_ILP_TRIANGLES`` / ``MAX_ILP_PAIRS`` the greedy
 schedule is used at once, ``--stats`` says so, and the results are the interpreter's."""
-import time
-
 import pytest
 
 from lambda_cu.fusion import ilp
@@ -22,15 +20,12 @@ POLY = ("function poly(" + ", ".join(f"c{k}" for k in range(40)) + ", v) = {" +
 def test_large_models_take_the_greedy_schedule(capsys, tmp_path, src, want):
     f = tmp_path / "p.nesl"
     f.write_text(src)
-    t = time.perf_counter()
     rc = cli.main(["run", "--backend", "lcu", "--stats", str(f)])
-    took = time.perf_counter() - t
     out, err = capsys.readouterr()
     assert rc == 0 and out.endswith(want), err
+    # the greedy schedule at once (the time is measured in the issue's note, not asserted)
     assert "ILP too large (" in err and "): greedy schedule" in err, err
     assert "solver failed" not in err and "time limit" not in err, err
-    # the budget of a loaded CI machine, far below the 8-27 s the solver took
-    assert took < 20, took
 
 
 def test_the_examples_still_get_the_ilp(monkeypatch):
