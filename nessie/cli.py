@@ -26,25 +26,24 @@ EMITS = _PASS_EMITS[:5] + ("pdg",) + _PASS_EMITS[5:]
 BACKENDS = ("auto", "opencl", "lcu", "interp")
 
 
-def _print_length(text: str) -> int:
+def _int_at_least(text: str, least: int) -> int:
+    """An integer option's value, at least ``least`` (else argparse's error)."""
     try:
         n = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if n < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, not {n}")
+    if n < least:
+        raise argparse.ArgumentTypeError(f"must be {least} or more, not {n}")
+    return n
+
+
+def _print_length(text: str) -> int:
     # beyond any sequence's length it is the same as unlimited (and stays a C long for numpy)
-    return min(n, 1 << 62)
+    return min(_int_at_least(text, 0), 1 << 62)
 
 
 def _repeat(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more, not {n}")
-    return n
+    return _int_at_least(text, 1)
 
 
 EPILOG = """\
