@@ -6,7 +6,11 @@ OpenCL C inside the kernel that applies it (Lift inlines user functions the same
 value is a list of *components* (λcu tuples are flat), each a C expression of a base type.
 
 * ``v[e]`` (``Index``) reads the buffer through a *checked access*: an index outside ``0..#v-1``
-  reports the subscript's source location through the error buffer and reads nothing.
+  reports the subscript's source location through the error buffer and reads nothing.  Where the
+  index's range is known (``ranges``: a loop index below the kernel's ``n``, a segment id found
+  by walking the offsets), a kernel is generated twice (``fast``): the version without those
+  checks runs when the conditions that make them redundant hold for the launch's lengths
+  (``guards``: one test of the kernel's arguments, ``n <= #v``), the checked one otherwise.
 * ``if c then a else b`` is a C ``if`` statement: only the branch taken runs, so an untaken branch
   cannot fail (the semantics of λcu's ``If``).
 * Primitives that can fail (integer ``/``, ``rem``, ``mod``, ``^`` with a negative exponent,
@@ -179,9 +183,18 @@ class CGen:
     the ``env`` of :meth:`exp` as :class:`Val`.  Temporaries are named ``t<N>``."""
 
     def __init__(self, vecs: dict[str, VecAccess], sites: Sites, indent: str = "    ",
-                 walks: Optional[dict[str, tuple[str, str]]] = None) -> None:
+                 walks: Optional[dict[str, tuple[str, str]]] = None, fast: bool = False) -> None:
         self.vecs = vecs
         self.sites = sites
+        #: C expressions whose value is known to lie in ``0 .. bound - 1`` (expression ->
+        #: (bound, conditions under which that holds)): a pulled element's index in a loop below
+        #: ``n`` (``n <= INT_MAX`` where it is cast to int), a segment id found by a walk
+        self.ranges: dict[str, tuple[str, tuple[str, ...]]] = {}
+        #: generate the unchecked version: a subscript at an index of known range is not
+        #: checked; what makes that safe is collected in ``guards`` (conditions on the kernel's
+        #: arguments, tested once per work-item before the fast version runs)
+        self.fast = fast
+        self.guards: list[str] = []
         #: segment ids computed by walking a descriptor's offsets (``sd.ids`` key -> offsets
         #: buffer and count, C names) where the subscript is a pulled element's own index
         #: (``walk_index``): a work-item's indices increase within its loops on a CPU, so the
@@ -387,9 +400,10 @@ class CGen:
         key = ("index", acc.buf, acc.length, ix, elem)
         if self._memo is not None and key in self._memo:
             return self._memo[key]
+        # the site is numbered even where the fast version elides its check: numbers follow
+        # the evaluation order, whichever version is generated first
         site = self.site(e, e.loc, MSG_BOUNDS)
         out = self.fresh()
-        self.emit(f"{ctype(elem)} {out};")
         read = f"{acc.buf}[{ix}]"
         walk = (self.walks.get(f"{e.vec.sd.name}.ids") if isinstance(e.vec, ir.SegVec)
                 and e.vec.field == "ids" and isinstance(e.vec.sd, ir.Var) else None)
@@ -399,8 +413,21 @@ class CGen:
             if decl not in self.state:
                 self.state.append(decl)
             read = f"nz_walk_ids({walk[0]}, {walk[1]}, (long)({ix}), &{pos})"
-        self.emit(f"if ((long)({ix}) < 0 || (long)({ix}) >= (long)({acc.length})) "
-                  f"{{ {self.err(site)} {out} = 0; }} else {out} = ({ctype(elem)}){read};")
+            # a walk finds a segment of the descriptor: 0 <= id < its count
+            self.ranges[out] = (walk[1], ())
+        known = self.ranges.get(ix) if self.fast and acc.buf != "0" else None
+        if known is not None:
+            bound, conds = known
+            if bound != acc.length:
+                conds = conds + (f"(long)({bound}) <= (long)({acc.length})",)
+            for c in conds:
+                if c not in self.guards:
+                    self.guards.append(c)
+            self.emit(f"{ctype(elem)} {out} = ({ctype(elem)}){read};")
+        else:
+            self.emit(f"{ctype(elem)} {out};")
+            self.emit(f"if ((long)({ix}) < 0 || (long)({ix}) >= (long)({acc.length})) "
+                      f"{{ {self.err(site)} {out} = 0; }} else {out} = ({ctype(elem)}){read};")
         v = Val([out], [elem])
         if self._memo is not None:
             self._memo[key] = v

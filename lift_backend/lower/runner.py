@@ -781,9 +781,9 @@ class OpenCLRunner:
             ctx = self._ctx_args(ls, kenv, own=False) + [self.err, self._errbase(ls)]
             outs = [self.new_vec(sd.count if isinstance(s, ir.SegReduce) else n, dt) for dt in tau]
             if "rowsl_cap" in ls.info:
-                self.launch(K("rowsl"), min(sd.count, self.map_items), ctx + [L(sd.count)] + [o.buf for o in outs])
+                self.launch(K("rowsl"), min(sd.count, self.map_items), ctx + [L(sd.count), L(n)] + [o.buf for o in outs])
                 return outs
-            self.launch(K("rows"), min(sd.count, self.map_items), ctx + [L(sd.count)] + [o.buf for o in outs])
+            self.launch(K("rows"), min(sd.count, self.map_items), ctx + [L(sd.count), L(n)] + [o.buf for o in outs])
             return outs
         ctx = self._ctx_args(ls, kenv) + [self.err, self._errbase(ls)]
         G = min(n, self.map_items)

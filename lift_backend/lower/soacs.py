@@ -213,20 +213,39 @@ class _Builder:
 
     def kernel(self, suffix: str, lift: str, extra_params: list[str], body) -> None:
         """Add a kernel; ``body(gen)`` emits its statements with a CGen."""
-        gen = CGen(self.ctx.vecs, self.sites, indent="  ", walks=self.ctx.walks)
+        # the fast version first (it numbers the sites in evaluation order, as the checked
+        # one would); where it elided checks, the checked version runs when its guards fail
+        gen = CGen(self.ctx.vecs, self.sites, indent="  ", walks=self.ctx.walks, fast=True)
         body(gen)
+        lines, state = gen.lines, list(gen.state)
+        if gen.guards:
+            slow = CGen(self.ctx.vecs, self.sites, indent="  ", walks=self.ctx.walks)
+            body(slow)
+            state += [d for d in slow.state if d not in state]
+            # local-memory arrays must stay in the kernel's outermost scope (both versions
+            # declare the same ones)
+            state += [ln.strip() for ln in gen.lines if ln.strip().startswith("local ")]
+            fast_lines = [ln for ln in gen.lines if not ln.strip().startswith("local ")]
+            slow_lines = [ln for ln in slow.lines if not ln.strip().startswith("local ")]
+            lines = ([f"  if ({' && '.join(gen.guards)}) {{"] + ["  " + ln for ln in fast_lines] +
+                     ["  } else {"] + ["  " + ln for ln in slow_lines] + ["  }"])
         name = f"{self.kname}_{suffix}"
         params = ",\n    ".join(self.ctx.decls() + extra_params)
-        pro = self.ctx.prologue + [f"  {d}" for d in gen.state]
+        pro = self.ctx.prologue + [f"  {d}" for d in state]
         src = (f"kernel void {name}(\n    {params})\n{{\n" + "\n".join(pro) +
-               ("\n" if pro else "") + "\n".join(gen.lines) + "\n}\n")
+               ("\n" if pro else "") + "\n".join(lines) + "\n}\n")
         self.phases.append(Phase(name, lift, src))
 
     # thunk application helpers
-    def pull(self, gen: CGen, th: ir.Thunk, idx: str) -> Val:
+    def pull(self, gen: CGen, th: ir.Thunk, idx: str, below_n: bool = False) -> Val:
+        """Apply pull thunk ``th`` at index ``idx`` (a C expression); ``below_n``: the caller's
+        loop keeps ``0 <= idx < n`` (the kernel's ``n``), so reads at it need no check where
+        ``n`` is at most the vector's length (CGen.ranges)."""
         it = th.params[0].ty
         ix = f"({ctype(it)}){idx}"
         gen.walk_index.add(ix)
+        if below_n and ctype(it) in ("int", "long"):
+            gen.ranges[ix] = ("n", ("n <= 2147483647L",) if ctype(it) == "int" else ())
         return gen.apply(th, [Val([ix], [it], it)], self.ctx.env)
 
     def op(self, gen: CGen, th: ir.Thunk, a: Val, b: Val) -> Val:
@@ -306,7 +325,7 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
     if isinstance(soac, ir.Map):
         def body(gen):
             gen.emit("NZ_FOR(i, n) {")
-            v = b.pull(gen, f, "i")
+            v = b.pull(gen, f, "i", below_n=True)
             for j, e in enumerate(v.exprs):
                 gen.emit(f"  out{j}[i] = {e};")
             gen.emit("}")
@@ -352,8 +371,15 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
             acc = _decl_acc(gen, "acc", tau)
             if seg:
                 gen.emit("uchar started = 0;")
-            gen.emit("for (long i = lo; i < hi; i++) {")
-            x = b.pull(gen, f, "i")
+            if not seg:
+                # the chunk's first element starts the fold, outside the loop: a loop body
+                # without a branch on the position (half the time of a dot product's chunks)
+                gen.emit("if (lo < hi) {")
+                gen.emit("  const long i = lo;")
+                _assign(gen, acc, b.pull(gen, f, "i", below_n=True))
+                gen.emit("}")
+            gen.emit(f"for (long i = {'lo' if seg else 'lo + 1'}; i < hi; i++) {{")
+            x = b.pull(gen, f, "i", below_n=True)
             if seg:
                 gen.emit(f"  if ({is_start('i')}) {{")
                 iv = b.init(gen, soac)
@@ -372,11 +398,7 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
                         gen.emit(f"    out{j}[{sd}_ids[i]] = acc{j};")
                     gen.emit("  }")
             else:
-                gen.emit("  if (i == lo) {")
-                _assign(gen, acc, x)
-                gen.emit("  } else {")
                 _assign(gen, acc, b.op(gen, soac.op, _val(acc, tau), x))
-                gen.emit("  }")
             gen.emit("}")
             for j in range(len(tau)):
                 gen.emit(f"part{j}[c] = acc{j};")
@@ -438,7 +460,7 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
                 acc = _decl_acc(gen, "acc", tau)
                 _assign(gen, acc, _val([f"carry{j}[c]" for j in range(len(tau))], tau))
                 gen.emit("for (long i = lo; i < hi; i++) {")
-                x = b.pull(gen, f, "i")
+                x = b.pull(gen, f, "i", below_n=True)
                 _assign(gen, acc, b.op(gen, soac.op, _val(acc, tau), x))
                 gen.emit(f"  if ({is_end('i')}) {{")
                 for j in range(len(tau)):
@@ -455,7 +477,7 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
                 acc = _decl_acc(gen, "acc", tau)
                 _assign(gen, acc, _val([f"carry{j}[c]" for j in range(len(tau))], tau))
                 gen.emit("for (long i = lo; i < hi; i++) {")
-                x = b.pull(gen, f, "i")
+                x = b.pull(gen, f, "i", below_n=True)
                 if seg:
                     gen.emit(f"  if ({is_start('i')}) {{")
                     _assign(gen, acc, b.init(gen, soac))
@@ -480,7 +502,8 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
                 """Fold (scan) elements ``a`` to ``e`` of global memory into ``acc``; ``ind``:
                 the loop's indentation in the printed C."""
                 gen.emit(f"{ind}for (long i = a; i < e; i++) {{")
-                x = b.pull(gen, f, "i")
+                # a segment's elements lie below the descriptor's total, the kernel's n
+                x = b.pull(gen, f, "i", below_n=True)
                 if scan:
                     for j in range(len(tau)):
                         gen.emit(f"{ind}  out{j}[i] = acc{j};")
@@ -502,7 +525,7 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
             b.kernel("rows", ("mapGlb(0)(toGlobal(scanSeq(op, init))) $ splitOffsets(offsets, generate(n))"
                               if scan else
                               "mapGlb(0)(toGlobal(reduceSeq(op, init))) $ splitOffsets(offsets, generate(n))"),
-                     ["const long nseg"] + _buf_params("out", tau), prow)
+                     ["const long nseg", "const long n"] + _buf_params("out", tau), prow)
 
         if seg and strategy == "gpu":
             # short segments on a GPU: a work-group takes W consecutive segments, stages the
@@ -526,7 +549,7 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
                 gen.emit("  if (staged) {")
                 gen.emit("    for (long k = lid; k < m; k += W) {")
                 gen.emit("      const long i = a0 + k;")
-                x = b.pull(gen, f, "i")
+                x = b.pull(gen, f, "i", below_n=True)
                 for j, e in enumerate(x.exprs):
                     gen.emit(f"      l{j}[k] = {e};")
                 gen.emit("    }")
@@ -570,7 +593,7 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
                     if scan else
                     "join o mapWrg(0)(mapLcl(0)(toGlobal(reduceSeq(op, init))) o "
                     "splitOffsets(offsets) o toLocal(mapLcl(0)(f)) o rowBlock(W)) $ generate(n)")
-            b.kernel("rowsl", lift, ["const long nseg"] + _buf_params("out", tau), prowl)
+            b.kernel("rowsl", lift, ["const long nseg", "const long n"] + _buf_params("out", tau), prowl)
 
         if not (scan or seg) and _commutative(soac.op, tau):
             # a commutative (exactly, or up to float rounding) monoid on a GPU: work-item c folds
@@ -584,7 +607,7 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
                 acc = _decl_acc(gen, "acc", tau)
                 _assign(gen, acc, b.pull(gen, f, "c"))
                 gen.emit("for (long i = c + P; i < n; i += P) {")
-                x = b.pull(gen, f, "i")
+                x = b.pull(gen, f, "i", below_n=True)
                 _assign(gen, acc, b.op(gen, soac.op, _val(acc, tau), x))
                 gen.emit("}")
                 for j in range(len(tau)):
@@ -674,7 +697,7 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
             _chunk(gen)
             gen.emit("long cnt = 0;")
             gen.emit("for (long i = lo; i < hi; i++) {")
-            x = b.pull(gen, f, "i")
+            x = b.pull(gen, f, "i", below_n=True)
             p = gen.apply(soac.pred, [x], ctx.env)
             gen.emit(f"  if ({p.exprs[0]}) cnt++;")
             gen.emit("}")
@@ -704,7 +727,7 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
             gen.emit("for (long i = lo; i < hi; i++) {")
             if seg:
                 gen.emit("  pre[i] = pos;")
-            x = b.pull(gen, f, "i")
+            x = b.pull(gen, f, "i", below_n=True)
             p = gen.apply(soac.pred, [x], ctx.env)
             gen.emit(f"  const long keep = ({p.exprs[0]}) ? 1 : 0;")
             gen.emit("  if (pos < end) {")
@@ -749,8 +772,8 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
 
         def target(gen, x_first: bool):
             gen.emit("NZ_FOR(i, n) {")
-            x = b.pull(gen, f, "i")
-            g = b.pull(gen, soac.idx, "i")
+            x = b.pull(gen, f, "i", below_n=True)
+            g = b.pull(gen, soac.idx, "i", below_n=True)
             t = g.exprs[0]
             if scatter:
                 lsite = gen.site(soac, soac.loc, MSG_SCATTER_LENGTHS)
@@ -803,7 +826,7 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
 
         def p0(gen):
             gen.emit("NZ_FOR(i, n) {")
-            x = b.pull(gen, f, "i")
+            x = b.pull(gen, f, "i", below_n=True)
             k = x.exprs[0]
             if isinstance(kt, FloatT):
                 # -0.0 and 0.0 are equal keys (stable order between them, as numpy)

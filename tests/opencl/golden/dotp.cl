@@ -69,26 +69,55 @@ kernel void v_KF2_0_chunks(
     const long P,
     global double* restrict part0)
 {
-  const long c = get_global_id(0);
-  if (c >= P) return;
-  const long lo = c * n / P, hi = (c + 1) * n / P;
-  double acc0;
-  for (long i = lo; i < hi; i++) {
-  double t1;
-  if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_v0_n)) { NESSIE_ERR(errbase + 0); t1 = 0; } else t1 = (double)v_v0[(int)i];
-  double t2;
-  if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_v1_n)) { NESSIE_ERR(errbase + 1); t2 = 0; } else t2 = (double)v_v1[(int)i];
-  double t3 = (t1 * t2);
-    if (i == lo) {
-  double t4 = t3;
-  acc0 = t4;
-    } else {
-  double t5 = (acc0 + t3);
-  double t6 = t5;
-  acc0 = t6;
+  if (n <= 2147483647L && (long)(n) <= (long)(v_v0_n) && (long)(n) <= (long)(v_v1_n)) {
+    const long c = get_global_id(0);
+    if (c >= P) return;
+    const long lo = c * n / P, hi = (c + 1) * n / P;
+    double acc0;
+    if (lo < hi) {
+      const long i = lo;
+    double t1 = (double)v_v0[(int)i];
+    double t2 = (double)v_v1[(int)i];
+    double t3 = (t1 * t2);
+    double t4 = t3;
+    acc0 = t4;
     }
+    for (long i = lo + 1; i < hi; i++) {
+    double t5 = (double)v_v0[(int)i];
+    double t6 = (double)v_v1[(int)i];
+    double t7 = (t5 * t6);
+    double t8 = (acc0 + t7);
+    double t9 = t8;
+    acc0 = t9;
+    }
+    part0[c] = acc0;
+  } else {
+    const long c = get_global_id(0);
+    if (c >= P) return;
+    const long lo = c * n / P, hi = (c + 1) * n / P;
+    double acc0;
+    if (lo < hi) {
+      const long i = lo;
+    double t1;
+    if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_v0_n)) { NESSIE_ERR(errbase + 0); t1 = 0; } else t1 = (double)v_v0[(int)i];
+    double t2;
+    if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_v1_n)) { NESSIE_ERR(errbase + 1); t2 = 0; } else t2 = (double)v_v1[(int)i];
+    double t3 = (t1 * t2);
+    double t4 = t3;
+    acc0 = t4;
+    }
+    for (long i = lo + 1; i < hi; i++) {
+    double t5;
+    if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_v0_n)) { NESSIE_ERR(errbase + 0); t5 = 0; } else t5 = (double)v_v0[(int)i];
+    double t6;
+    if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_v1_n)) { NESSIE_ERR(errbase + 1); t6 = 0; } else t6 = (double)v_v1[(int)i];
+    double t7 = (t5 * t6);
+    double t8 = (acc0 + t7);
+    double t9 = t8;
+    acc0 = t9;
+    }
+    part0[c] = acc0;
   }
-  part0[c] = acc0;
 }
 
 kernel void v_KF2_0_carry(
@@ -127,27 +156,49 @@ kernel void v_KF2_0_strided(
     const long P,
     global double* restrict part0)
 {
-  const long c = get_global_id(0);
-  if (c >= P) return;
-  double acc0;
-  double t1;
-  if ((long)((int)c) < 0 || (long)((int)c) >= (long)(v_v0_n)) { NESSIE_ERR(errbase + 0); t1 = 0; } else t1 = (double)v_v0[(int)c];
-  double t2;
-  if ((long)((int)c) < 0 || (long)((int)c) >= (long)(v_v1_n)) { NESSIE_ERR(errbase + 1); t2 = 0; } else t2 = (double)v_v1[(int)c];
-  double t3 = (t1 * t2);
-  double t4 = t3;
-  acc0 = t4;
-  for (long i = c + P; i < n; i += P) {
-  double t5;
-  if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_v0_n)) { NESSIE_ERR(errbase + 0); t5 = 0; } else t5 = (double)v_v0[(int)i];
-  double t6;
-  if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_v1_n)) { NESSIE_ERR(errbase + 1); t6 = 0; } else t6 = (double)v_v1[(int)i];
-  double t7 = (t5 * t6);
-  double t8 = (acc0 + t7);
-  double t9 = t8;
-  acc0 = t9;
+  if (n <= 2147483647L && (long)(n) <= (long)(v_v0_n) && (long)(n) <= (long)(v_v1_n)) {
+    const long c = get_global_id(0);
+    if (c >= P) return;
+    double acc0;
+    double t1;
+    if ((long)((int)c) < 0 || (long)((int)c) >= (long)(v_v0_n)) { NESSIE_ERR(errbase + 0); t1 = 0; } else t1 = (double)v_v0[(int)c];
+    double t2;
+    if ((long)((int)c) < 0 || (long)((int)c) >= (long)(v_v1_n)) { NESSIE_ERR(errbase + 1); t2 = 0; } else t2 = (double)v_v1[(int)c];
+    double t3 = (t1 * t2);
+    double t4 = t3;
+    acc0 = t4;
+    for (long i = c + P; i < n; i += P) {
+    double t5 = (double)v_v0[(int)i];
+    double t6 = (double)v_v1[(int)i];
+    double t7 = (t5 * t6);
+    double t8 = (acc0 + t7);
+    double t9 = t8;
+    acc0 = t9;
+    }
+    part0[c] = acc0;
+  } else {
+    const long c = get_global_id(0);
+    if (c >= P) return;
+    double acc0;
+    double t1;
+    if ((long)((int)c) < 0 || (long)((int)c) >= (long)(v_v0_n)) { NESSIE_ERR(errbase + 0); t1 = 0; } else t1 = (double)v_v0[(int)c];
+    double t2;
+    if ((long)((int)c) < 0 || (long)((int)c) >= (long)(v_v1_n)) { NESSIE_ERR(errbase + 1); t2 = 0; } else t2 = (double)v_v1[(int)c];
+    double t3 = (t1 * t2);
+    double t4 = t3;
+    acc0 = t4;
+    for (long i = c + P; i < n; i += P) {
+    double t5;
+    if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_v0_n)) { NESSIE_ERR(errbase + 0); t5 = 0; } else t5 = (double)v_v0[(int)i];
+    double t6;
+    if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_v1_n)) { NESSIE_ERR(errbase + 1); t6 = 0; } else t6 = (double)v_v1[(int)i];
+    double t7 = (t5 * t6);
+    double t8 = (acc0 + t7);
+    double t9 = t8;
+    acc0 = t9;
+    }
+    part0[c] = acc0;
   }
-  part0[c] = acc0;
 }
 
 kernel void v_KF2_0_folds(

@@ -67,37 +67,87 @@ kernel void v_KF1_0_chunks(
     global int* restrict part0,
     global int* restrict part1)
 {
-  const long c = get_global_id(0);
-  if (c >= P) return;
-  const long lo = c * n / P, hi = (c + 1) * n / P;
-  int acc0;
-  int acc1;
-  for (long i = lo; i < hi; i++) {
-  int t1;
-  if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_v0_n)) { NESSIE_ERR(errbase + 0); t1 = 0; } else t1 = (int)v_v0[(int)i];
-  uchar t2 = (uchar)(t1 > ((int)0));
-  int t3;
-  if (t2) {
-    t3 = t1;
-  } else {
-    t3 = ((int)0);
-  }
-    if (i == lo) {
-  int t4 = t1;
-  int t5 = t3;
-  acc0 = t4;
-  acc1 = t5;
+  if (n <= 2147483647L && (long)(n) <= (long)(v_v0_n)) {
+    const long c = get_global_id(0);
+    if (c >= P) return;
+    const long lo = c * n / P, hi = (c + 1) * n / P;
+    int acc0;
+    int acc1;
+    if (lo < hi) {
+      const long i = lo;
+    int t1 = (int)v_v0[(int)i];
+    uchar t2 = (uchar)(t1 > ((int)0));
+    int t3;
+    if (t2) {
+      t3 = t1;
     } else {
-  int t6 = (int)((uint)acc0 + (uint)t1);
-  int t7 = (int)((uint)acc1 + (uint)t3);
-  int t8 = t6;
-  int t9 = t7;
-  acc0 = t8;
-  acc1 = t9;
+      t3 = ((int)0);
     }
+    int t4 = t1;
+    int t5 = t3;
+    acc0 = t4;
+    acc1 = t5;
+    }
+    for (long i = lo + 1; i < hi; i++) {
+    int t6 = (int)v_v0[(int)i];
+    uchar t7 = (uchar)(t6 > ((int)0));
+    int t8;
+    if (t7) {
+      t8 = t6;
+    } else {
+      t8 = ((int)0);
+    }
+    int t9 = (int)((uint)acc0 + (uint)t6);
+    int t10 = (int)((uint)acc1 + (uint)t8);
+    int t11 = t9;
+    int t12 = t10;
+    acc0 = t11;
+    acc1 = t12;
+    }
+    part0[c] = acc0;
+    part1[c] = acc1;
+  } else {
+    const long c = get_global_id(0);
+    if (c >= P) return;
+    const long lo = c * n / P, hi = (c + 1) * n / P;
+    int acc0;
+    int acc1;
+    if (lo < hi) {
+      const long i = lo;
+    int t1;
+    if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_v0_n)) { NESSIE_ERR(errbase + 0); t1 = 0; } else t1 = (int)v_v0[(int)i];
+    uchar t2 = (uchar)(t1 > ((int)0));
+    int t3;
+    if (t2) {
+      t3 = t1;
+    } else {
+      t3 = ((int)0);
+    }
+    int t4 = t1;
+    int t5 = t3;
+    acc0 = t4;
+    acc1 = t5;
+    }
+    for (long i = lo + 1; i < hi; i++) {
+    int t6;
+    if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_v0_n)) { NESSIE_ERR(errbase + 0); t6 = 0; } else t6 = (int)v_v0[(int)i];
+    uchar t7 = (uchar)(t6 > ((int)0));
+    int t8;
+    if (t7) {
+      t8 = t6;
+    } else {
+      t8 = ((int)0);
+    }
+    int t9 = (int)((uint)acc0 + (uint)t6);
+    int t10 = (int)((uint)acc1 + (uint)t8);
+    int t11 = t9;
+    int t12 = t10;
+    acc0 = t11;
+    acc1 = t12;
+    }
+    part0[c] = acc0;
+    part1[c] = acc1;
   }
-  part0[c] = acc0;
-  part1[c] = acc1;
 }
 
 kernel void v_KF1_0_carry(
@@ -140,42 +190,80 @@ kernel void v_KF1_0_strided(
     global int* restrict part0,
     global int* restrict part1)
 {
-  const long c = get_global_id(0);
-  if (c >= P) return;
-  int acc0;
-  int acc1;
-  int t1;
-  if ((long)((int)c) < 0 || (long)((int)c) >= (long)(v_v0_n)) { NESSIE_ERR(errbase + 0); t1 = 0; } else t1 = (int)v_v0[(int)c];
-  uchar t2 = (uchar)(t1 > ((int)0));
-  int t3;
-  if (t2) {
-    t3 = t1;
+  if (n <= 2147483647L && (long)(n) <= (long)(v_v0_n)) {
+    const long c = get_global_id(0);
+    if (c >= P) return;
+    int acc0;
+    int acc1;
+    int t1;
+    if ((long)((int)c) < 0 || (long)((int)c) >= (long)(v_v0_n)) { NESSIE_ERR(errbase + 0); t1 = 0; } else t1 = (int)v_v0[(int)c];
+    uchar t2 = (uchar)(t1 > ((int)0));
+    int t3;
+    if (t2) {
+      t3 = t1;
+    } else {
+      t3 = ((int)0);
+    }
+    int t4 = t1;
+    int t5 = t3;
+    acc0 = t4;
+    acc1 = t5;
+    for (long i = c + P; i < n; i += P) {
+    int t6 = (int)v_v0[(int)i];
+    uchar t7 = (uchar)(t6 > ((int)0));
+    int t8;
+    if (t7) {
+      t8 = t6;
+    } else {
+      t8 = ((int)0);
+    }
+    int t9 = (int)((uint)acc0 + (uint)t6);
+    int t10 = (int)((uint)acc1 + (uint)t8);
+    int t11 = t9;
+    int t12 = t10;
+    acc0 = t11;
+    acc1 = t12;
+    }
+    part0[c] = acc0;
+    part1[c] = acc1;
   } else {
-    t3 = ((int)0);
+    const long c = get_global_id(0);
+    if (c >= P) return;
+    int acc0;
+    int acc1;
+    int t1;
+    if ((long)((int)c) < 0 || (long)((int)c) >= (long)(v_v0_n)) { NESSIE_ERR(errbase + 0); t1 = 0; } else t1 = (int)v_v0[(int)c];
+    uchar t2 = (uchar)(t1 > ((int)0));
+    int t3;
+    if (t2) {
+      t3 = t1;
+    } else {
+      t3 = ((int)0);
+    }
+    int t4 = t1;
+    int t5 = t3;
+    acc0 = t4;
+    acc1 = t5;
+    for (long i = c + P; i < n; i += P) {
+    int t6;
+    if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_v0_n)) { NESSIE_ERR(errbase + 0); t6 = 0; } else t6 = (int)v_v0[(int)i];
+    uchar t7 = (uchar)(t6 > ((int)0));
+    int t8;
+    if (t7) {
+      t8 = t6;
+    } else {
+      t8 = ((int)0);
+    }
+    int t9 = (int)((uint)acc0 + (uint)t6);
+    int t10 = (int)((uint)acc1 + (uint)t8);
+    int t11 = t9;
+    int t12 = t10;
+    acc0 = t11;
+    acc1 = t12;
+    }
+    part0[c] = acc0;
+    part1[c] = acc1;
   }
-  int t4 = t1;
-  int t5 = t3;
-  acc0 = t4;
-  acc1 = t5;
-  for (long i = c + P; i < n; i += P) {
-  int t6;
-  if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_v0_n)) { NESSIE_ERR(errbase + 0); t6 = 0; } else t6 = (int)v_v0[(int)i];
-  uchar t7 = (uchar)(t6 > ((int)0));
-  int t8;
-  if (t7) {
-    t8 = t6;
-  } else {
-    t8 = ((int)0);
-  }
-  int t9 = (int)((uint)acc0 + (uint)t6);
-  int t10 = (int)((uint)acc1 + (uint)t8);
-  int t11 = t9;
-  int t12 = t10;
-  acc0 = t11;
-  acc1 = t12;
-  }
-  part0[c] = acc0;
-  part1[c] = acc1;
 }
 
 kernel void v_KF1_0_folds(
@@ -258,16 +346,30 @@ kernel void v_KF2_0_map(
 {
   const int v_n1_0 = v_n1_0_p[0];
   const int v_n3_0 = v_n3_0_p[0];
-  NZ_FOR(i, n) {
-  int t1;
-  if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_v0_n)) { NESSIE_ERR(errbase + 0); t1 = 0; } else t1 = (int)v_v0[(int)i];
-  int t2 = v_n1_0;
-  if (t2 == 0) { NESSIE_ERR(errbase + 1); t2 = 1; }
-  int t3 = nz_tdiv_i(t1, t2);
-  int t4 = v_n3_0;
-  if (t4 == 0) { NESSIE_ERR(errbase + 2); t4 = 1; }
-  int t5 = nz_tdiv_i(t1, t4);
-    out0[i] = t3;
-    out1[i] = t5;
+  if (n <= 2147483647L && (long)(n) <= (long)(v_v0_n)) {
+    NZ_FOR(i, n) {
+    int t1 = (int)v_v0[(int)i];
+    int t2 = v_n1_0;
+    if (t2 == 0) { NESSIE_ERR(errbase + 1); t2 = 1; }
+    int t3 = nz_tdiv_i(t1, t2);
+    int t4 = v_n3_0;
+    if (t4 == 0) { NESSIE_ERR(errbase + 2); t4 = 1; }
+    int t5 = nz_tdiv_i(t1, t4);
+      out0[i] = t3;
+      out1[i] = t5;
+    }
+  } else {
+    NZ_FOR(i, n) {
+    int t1;
+    if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_v0_n)) { NESSIE_ERR(errbase + 0); t1 = 0; } else t1 = (int)v_v0[(int)i];
+    int t2 = v_n1_0;
+    if (t2 == 0) { NESSIE_ERR(errbase + 1); t2 = 1; }
+    int t3 = nz_tdiv_i(t1, t2);
+    int t4 = v_n3_0;
+    if (t4 == 0) { NESSIE_ERR(errbase + 2); t4 = 1; }
+    int t5 = nz_tdiv_i(t1, t4);
+      out0[i] = t3;
+      out1[i] = t5;
+    }
   }
 }

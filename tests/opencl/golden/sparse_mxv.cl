@@ -78,38 +78,71 @@ kernel void v_KF1_0_chunks(
     global uchar* restrict pstart,
     global double* restrict out0)
 {
-  const long c = get_global_id(0);
-  if (c >= P) return;
-  const long lo = c * n / P, hi = (c + 1) * n / P;
-  double acc0;
-  uchar started = 0;
-  for (long i = lo; i < hi; i++) {
-  int t1;
-  if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_v1_n)) { NESSIE_ERR(errbase + 0); t1 = 0; } else t1 = (int)v_v1[(int)i];
-  double t2;
-  if ((long)(t1) < 0 || (long)(t1) >= (long)(v_v0_n)) { NESSIE_ERR(errbase + 1); t2 = 0; } else t2 = (double)v_v0[t1];
-  double t3;
-  if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_v2_n)) { NESSIE_ERR(errbase + 2); t3 = 0; } else t3 = (double)v_v2[(int)i];
-  double t4 = (t3 * t2);
-    if (i == (long)v_sd3_offsets[v_sd3_ids[i]]) {
-  double t5 = ((0.0) + t4);
-  double t6 = t5;
-  acc0 = t6;
-      started = 1;
-    } else if (i == lo) {
-  double t7 = t4;
-  acc0 = t7;
-    } else {
-  double t8 = (acc0 + t4);
-  double t9 = t8;
-  acc0 = t9;
+  if (n <= 2147483647L && (long)(n) <= (long)(v_v1_n) && (long)(n) <= (long)(v_v2_n)) {
+    const long c = get_global_id(0);
+    if (c >= P) return;
+    const long lo = c * n / P, hi = (c + 1) * n / P;
+    double acc0;
+    uchar started = 0;
+    for (long i = lo; i < hi; i++) {
+    int t1 = (int)v_v1[(int)i];
+    double t2;
+    if ((long)(t1) < 0 || (long)(t1) >= (long)(v_v0_n)) { NESSIE_ERR(errbase + 1); t2 = 0; } else t2 = (double)v_v0[t1];
+    double t3 = (double)v_v2[(int)i];
+    double t4 = (t3 * t2);
+      if (i == (long)v_sd3_offsets[v_sd3_ids[i]]) {
+    double t5 = ((0.0) + t4);
+    double t6 = t5;
+    acc0 = t6;
+        started = 1;
+      } else if (i == lo) {
+    double t7 = t4;
+    acc0 = t7;
+      } else {
+    double t8 = (acc0 + t4);
+    double t9 = t8;
+    acc0 = t9;
+      }
+      if (started && i == (long)v_sd3_offsets[v_sd3_ids[i]] + v_sd3_lengths[v_sd3_ids[i]] - 1) {
+        out0[v_sd3_ids[i]] = acc0;
+      }
     }
-    if (started && i == (long)v_sd3_offsets[v_sd3_ids[i]] + v_sd3_lengths[v_sd3_ids[i]] - 1) {
-      out0[v_sd3_ids[i]] = acc0;
+    part0[c] = acc0;
+    pstart[c] = started;
+  } else {
+    const long c = get_global_id(0);
+    if (c >= P) return;
+    const long lo = c * n / P, hi = (c + 1) * n / P;
+    double acc0;
+    uchar started = 0;
+    for (long i = lo; i < hi; i++) {
+    int t1;
+    if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_v1_n)) { NESSIE_ERR(errbase + 0); t1 = 0; } else t1 = (int)v_v1[(int)i];
+    double t2;
+    if ((long)(t1) < 0 || (long)(t1) >= (long)(v_v0_n)) { NESSIE_ERR(errbase + 1); t2 = 0; } else t2 = (double)v_v0[t1];
+    double t3;
+    if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_v2_n)) { NESSIE_ERR(errbase + 2); t3 = 0; } else t3 = (double)v_v2[(int)i];
+    double t4 = (t3 * t2);
+      if (i == (long)v_sd3_offsets[v_sd3_ids[i]]) {
+    double t5 = ((0.0) + t4);
+    double t6 = t5;
+    acc0 = t6;
+        started = 1;
+      } else if (i == lo) {
+    double t7 = t4;
+    acc0 = t7;
+      } else {
+    double t8 = (acc0 + t4);
+    double t9 = t8;
+    acc0 = t9;
+      }
+      if (started && i == (long)v_sd3_offsets[v_sd3_ids[i]] + v_sd3_lengths[v_sd3_ids[i]] - 1) {
+        out0[v_sd3_ids[i]] = acc0;
+      }
     }
+    part0[c] = acc0;
+    pstart[c] = started;
   }
-  part0[c] = acc0;
-  pstart[c] = started;
 }
 
 kernel void v_KF1_0_carry(
@@ -169,28 +202,53 @@ kernel void v_KF1_0_scan(
     global const double* restrict carry0,
     global double* restrict out0)
 {
-  const long c = get_global_id(0);
-  if (c >= P) return;
-  const long lo = c * n / P, hi = (c + 1) * n / P;
-  if (lo >= hi || lo == (long)v_sd3_offsets[v_sd3_ids[lo]]) return;
-  if ((long)v_sd3_offsets[v_sd3_ids[lo]] + v_sd3_lengths[v_sd3_ids[lo]] > hi) return;
-  double acc0;
-  double t1 = carry0[c];
-  acc0 = t1;
-  for (long i = lo; i < hi; i++) {
-  int t2;
-  if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_v1_n)) { NESSIE_ERR(errbase + 0); t2 = 0; } else t2 = (int)v_v1[(int)i];
-  double t3;
-  if ((long)(t2) < 0 || (long)(t2) >= (long)(v_v0_n)) { NESSIE_ERR(errbase + 1); t3 = 0; } else t3 = (double)v_v0[t2];
-  double t4;
-  if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_v2_n)) { NESSIE_ERR(errbase + 2); t4 = 0; } else t4 = (double)v_v2[(int)i];
-  double t5 = (t4 * t3);
-  double t6 = (acc0 + t5);
-  double t7 = t6;
-  acc0 = t7;
-    if (i == (long)v_sd3_offsets[v_sd3_ids[i]] + v_sd3_lengths[v_sd3_ids[i]] - 1) {
-      out0[v_sd3_ids[i]] = acc0;
-      break;
+  if (n <= 2147483647L && (long)(n) <= (long)(v_v1_n) && (long)(n) <= (long)(v_v2_n)) {
+    const long c = get_global_id(0);
+    if (c >= P) return;
+    const long lo = c * n / P, hi = (c + 1) * n / P;
+    if (lo >= hi || lo == (long)v_sd3_offsets[v_sd3_ids[lo]]) return;
+    if ((long)v_sd3_offsets[v_sd3_ids[lo]] + v_sd3_lengths[v_sd3_ids[lo]] > hi) return;
+    double acc0;
+    double t1 = carry0[c];
+    acc0 = t1;
+    for (long i = lo; i < hi; i++) {
+    int t2 = (int)v_v1[(int)i];
+    double t3;
+    if ((long)(t2) < 0 || (long)(t2) >= (long)(v_v0_n)) { NESSIE_ERR(errbase + 1); t3 = 0; } else t3 = (double)v_v0[t2];
+    double t4 = (double)v_v2[(int)i];
+    double t5 = (t4 * t3);
+    double t6 = (acc0 + t5);
+    double t7 = t6;
+    acc0 = t7;
+      if (i == (long)v_sd3_offsets[v_sd3_ids[i]] + v_sd3_lengths[v_sd3_ids[i]] - 1) {
+        out0[v_sd3_ids[i]] = acc0;
+        break;
+      }
+    }
+  } else {
+    const long c = get_global_id(0);
+    if (c >= P) return;
+    const long lo = c * n / P, hi = (c + 1) * n / P;
+    if (lo >= hi || lo == (long)v_sd3_offsets[v_sd3_ids[lo]]) return;
+    if ((long)v_sd3_offsets[v_sd3_ids[lo]] + v_sd3_lengths[v_sd3_ids[lo]] > hi) return;
+    double acc0;
+    double t1 = carry0[c];
+    acc0 = t1;
+    for (long i = lo; i < hi; i++) {
+    int t2;
+    if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_v1_n)) { NESSIE_ERR(errbase + 0); t2 = 0; } else t2 = (int)v_v1[(int)i];
+    double t3;
+    if ((long)(t2) < 0 || (long)(t2) >= (long)(v_v0_n)) { NESSIE_ERR(errbase + 1); t3 = 0; } else t3 = (double)v_v0[t2];
+    double t4;
+    if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_v2_n)) { NESSIE_ERR(errbase + 2); t4 = 0; } else t4 = (double)v_v2[(int)i];
+    double t5 = (t4 * t3);
+    double t6 = (acc0 + t5);
+    double t7 = t6;
+    acc0 = t7;
+      if (i == (long)v_sd3_offsets[v_sd3_ids[i]] + v_sd3_lengths[v_sd3_ids[i]] - 1) {
+        out0[v_sd3_ids[i]] = acc0;
+        break;
+      }
     }
   }
 }
@@ -234,26 +292,47 @@ kernel void v_KF1_0_rows(
     global int* err,
     const int errbase,
     const long nseg,
+    const long n,
     global double* restrict out0)
 {
-  NZ_FOR(s, nseg) {
-    const long a = v_sd3_offsets[s], e = a + v_sd3_lengths[s];
-  double acc0;
-  double t1 = (0.0);
-  acc0 = t1;
-    for (long i = a; i < e; i++) {
-  int t2;
-  if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_v1_n)) { NESSIE_ERR(errbase + 0); t2 = 0; } else t2 = (int)v_v1[(int)i];
-  double t3;
-  if ((long)(t2) < 0 || (long)(t2) >= (long)(v_v0_n)) { NESSIE_ERR(errbase + 1); t3 = 0; } else t3 = (double)v_v0[t2];
-  double t4;
-  if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_v2_n)) { NESSIE_ERR(errbase + 2); t4 = 0; } else t4 = (double)v_v2[(int)i];
-  double t5 = (t4 * t3);
-  double t6 = (acc0 + t5);
-  double t7 = t6;
-  acc0 = t7;
+  if (n <= 2147483647L && (long)(n) <= (long)(v_v1_n) && (long)(n) <= (long)(v_v2_n)) {
+    NZ_FOR(s, nseg) {
+      const long a = v_sd3_offsets[s], e = a + v_sd3_lengths[s];
+    double acc0;
+    double t1 = (0.0);
+    acc0 = t1;
+      for (long i = a; i < e; i++) {
+    int t2 = (int)v_v1[(int)i];
+    double t3;
+    if ((long)(t2) < 0 || (long)(t2) >= (long)(v_v0_n)) { NESSIE_ERR(errbase + 1); t3 = 0; } else t3 = (double)v_v0[t2];
+    double t4 = (double)v_v2[(int)i];
+    double t5 = (t4 * t3);
+    double t6 = (acc0 + t5);
+    double t7 = t6;
+    acc0 = t7;
+      }
+      out0[s] = acc0;
     }
-    out0[s] = acc0;
+  } else {
+    NZ_FOR(s, nseg) {
+      const long a = v_sd3_offsets[s], e = a + v_sd3_lengths[s];
+    double acc0;
+    double t1 = (0.0);
+    acc0 = t1;
+      for (long i = a; i < e; i++) {
+    int t2;
+    if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_v1_n)) { NESSIE_ERR(errbase + 0); t2 = 0; } else t2 = (int)v_v1[(int)i];
+    double t3;
+    if ((long)(t2) < 0 || (long)(t2) >= (long)(v_v0_n)) { NESSIE_ERR(errbase + 1); t3 = 0; } else t3 = (double)v_v0[t2];
+    double t4;
+    if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_v2_n)) { NESSIE_ERR(errbase + 2); t4 = 0; } else t4 = (double)v_v2[(int)i];
+    double t5 = (t4 * t3);
+    double t6 = (acc0 + t5);
+    double t7 = t6;
+    acc0 = t7;
+      }
+      out0[s] = acc0;
+    }
   }
 }
 
