@@ -473,6 +473,15 @@ class CGen:
             a = [a[0], self.temp(ats[1], a[1])]
         expr = self.prim_expr(e, a, ats, rt)
         v = Val([self.temp(rt, expr)], [rt])
+        # x + 0, 0 + x, x - 0, x * 1, 1 * x are x: its known range carries over (a range
+        # [0:n] is inlined as ``0 + i * 1``)
+        unit = {"add": 0, "sub": 0, "mul": 1}.get(e.op)
+        if unit is not None and isinstance(rt, IntT) and len(e.args) == 2:
+            for k in ((0, 1) if e.op != "sub" else (0,)):
+                other = e.args[1 - k]
+                if isinstance(other, ir.Const) and other.value == unit and ats[k] == rt \
+                        and a[k] in self.ranges:
+                    self.ranges[v.exprs[0]] = self.ranges[a[k]]
         if self._memo is not None:
             self._memo[key] = v
         return v
