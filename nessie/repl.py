@@ -359,13 +359,10 @@ class Session:
         return True
 
     def _snapshot_mono(self) -> tuple:
-        m = self.mono
-        return (dict(m.defs), dict(m.versions), dict(m.cache), dict(m.names), len(m.out))
+        return self.mono.snapshot()
 
     def _restore_mono(self, snap: tuple) -> None:
-        m = self.mono
-        m.defs, m.versions, m.cache, m.names, n = snap[0], snap[1], snap[2], snap[3], snap[4]
-        del m.out[n:]
+        self.mono.restore(snap)
 
     def _run_typed(self, typed: list) -> bool:
         from nessie import driver

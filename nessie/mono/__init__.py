@@ -20,6 +20,21 @@ instance is emitted before its first user (callees before callers).  Builtin cal
 polymorphic but their ``fun_type`` is ground.  Datatype definitions are kept as they are (their
 uses carry ground ``TData`` types).
 
+Redefinition (late binding, as the original's ``check-and-compile`` in src/defop.lisp): each
+definition of a name either *replaces* the binding in force -- when every use of the old
+definition is a use of the new one (:func:`nessie.types.types.replaces`: the same type up to
+its variables' names, a context no stricter, and no datatype of the type defined again at
+another type in between) -- or starts a binding of its own (the redefinitions the original
+announces with ``Old calls will not be modified.``).  A function's body names the bindings in
+force where it is defined (itself included: recursion); a top-level item runs with the
+definitions in force when it comes, so an instance's calls name the instances of the latest
+definition of each binding at that point.  ``function g(x) = x + 1; function gg(x) = g(x) *
+10; gg(1); function g(x) = x + 100; gg(1);`` gives 20 then 1010: the second ``gg(1)`` calls
+``gg@2``, a copy of ``gg`` calling ``g~2``.  Instances are shared across items unless the
+definitions they reach differ (``_resolution``); a copy made again gets ``@2``, ``@3``...
+Since a replacement keeps the type, every instance stays well typed; since a function that
+starts a new binding is never reached from earlier definitions, they keep the old one.
+
 Function parameters (higher-order functions, ``function twice(func, x) = func(func(x))``) are
 specialised away: a call passes named functions (``FunRef`` nodes) in the function components of
 its argument tuple, and gets one copy of the callee per type instance *and* per tuple of
@@ -43,7 +58,8 @@ from nessie.diagnostics import InternalError
 from nessie.types import typed_ast as T
 from nessie.types.printer import print_typed
 from nessie.types.types import (INT, Scheme, TData, TFun, TPair, TSeq, TVar, Type, TBase,
-                                default_vars, free_vars, grounding, type_to_str)
+                                default_vars, free_vars, grounding, replaces, subst_type,
+                                type_to_str)
 
 __all__ = ["monomorphise", "MonoProgram", "Monomorphiser", "print_mono", "check_mono",
            "instance_name", "function_paths"]
@@ -125,7 +141,6 @@ class _Target:
     name: str                     # its source name
     fd: object = field(default=None, compare=False)
     version: int = 0
-    defs: object = field(default=None, compare=False)   # user: definitions seen where named
 
     def key(self):
         return (self.kind, id(self.fd) if self.fd is not None else self.name)
@@ -144,6 +159,23 @@ _OPERATOR_WORDS = {"+": "plus", "-": "minus", "*": "times", "/": "div", "^": "po
                    "||": "pad"}
 
 
+def _datatypes(t: Type) -> set:
+    """The names of the datatypes a type mentions."""
+    out, todo = set(), [t]
+    while todo:
+        x = todo.pop()
+        if isinstance(x, TData):
+            out.add(x.name)
+            todo += list(x.args)
+        elif isinstance(x, TPair):
+            todo += [x.fst, x.snd]
+        elif isinstance(x, TSeq):
+            todo.append(x.elem)
+        elif isinstance(x, TFun):
+            todo += [x.arg, x.result]
+    return out
+
+
 def _plain(name: str) -> str:
     """A name as the flattener spells it (letters, digits and ``_``)."""
     return "".join(c if c.isalnum() or c == "_" else "_" for c in name)
@@ -160,22 +192,119 @@ class _Mono:
     def __init__(self, keep_function_args: bool = False):
         #: False: specialise function parameters away (the default); True: keep them
         self.keep_function_args = keep_function_args
-        self.defs: dict = {}        # name -> (FunDef, version)
+        self.defs: dict = {}        # name -> (FunDef, version): its latest definition
         self.versions: dict = {}    # name -> number of definitions seen
-        self.cache: dict = {}       # (id(fundef), type_args) -> instance name
+        #: name -> the binding a call of that name made now refers to (an index of members)
+        self.binding: dict = {}
+        #: binding -> its definitions [(FunDef, version)], the one in force last
+        self.members: list = []
+        #: binding -> {datatype: its definitions' count} for the datatypes its type mentions
+        self.bound_data: list = []
+        #: datatype name -> number of its redefinitions at another type; its shape
+        self.data_defs: dict = {}
+        self.data_shapes: dict = {}
+        #: id(FunDef) -> {name: binding} for the user functions its body names
+        self.scopes: dict = {}
+        #: (id(FunDef), type_args[, functions passed]) -> copies made of it, for the
+        #: definitions in force at different times
+        self.copies: dict = {}
+        self.reach_memo: dict = {}  # id(FunDef) -> its resolution key (see _resolution)
+        self.cache: dict = {}       # (id(fundef), type_args, ...) -> instance name
         self.names: dict = {}       # (orig, version, type_args) -> instance name
         self.plain: set = set()     # _plain of every instance name (copies' names are unique)
         self.out: list = []
 
+    # ------------------------------------------------------------------ bindings
     def define(self, fd: T.FunDef):
+        """A definition of ``fd.name``: it replaces the binding in force (for the functions
+        already defined that call it) when its type allows (:func:`replaces`, the datatypes
+        of the type not defined again since), else it starts a binding of its own."""
         v = self.versions.get(fd.name, 0) + 1
         self.versions[fd.name] = v
+        b = self.binding.get(fd.name)
+        if b is not None:
+            old = self.members[b][-1][0]
+            same_data = all(self.data_defs.get(d, 0) == n
+                            for d, n in self.bound_data[b].items())
+            if replaces(old.scheme, fd.scheme) and same_data:
+                self.members[b].append((fd, v))
+                self.reach_memo.clear()       # callers may now reach other functions
+            else:
+                b = None
+        if b is None:
+            b = len(self.members)
+            self.members.append([(fd, v)])
+            self.bound_data.append({d: self.data_defs.get(d, 0)
+                                    for d in _datatypes(fd.scheme.type)})
+            self.binding[fd.name] = b
         self.defs[fd.name] = (fd, v)
+        called = {n.name for n in T.iter_nodes(fd.body)
+                  if isinstance(n, (T.Call, T.FunRef)) and n.kind == T.USER}
+        self.scopes[id(fd)] = {n: self.binding[n] for n in called if n in self.binding}
 
-    def instance(self, fd: T.FunDef, version: int, ground: TFun, defs: dict,
-                 targets: tuple = ()) -> str:
-        """The instance of ``fd`` at ``ground``; ``targets``: the functions passed for its
-        function parameters (in order), when they are specialised away."""
+    def define_datatype(self, dd: T.DataDef):
+        """A definition of datatype ``dd.name``: when at another type than the one in force
+        (as ``nessie.types.infer`` compares them), a function whose type mentions it cannot
+        replace one defined before."""
+        norm = {p.id: TVar(-1 - k) for k, p in enumerate(dd.params)}
+        shape = (subst_type(dd.arg_type, norm), tuple(dd.scheme.classes))
+        if self.data_shapes.get(dd.name, shape) != shape:
+            self.data_defs[dd.name] = self.data_defs.get(dd.name, 0) + 1
+        self.data_shapes[dd.name] = shape
+        self.binding.pop(dd.name, None)   # a function defined later starts a binding
+
+    def resolve(self, scope: dict, name: str, span=None) -> tuple:
+        """The definition ``(FunDef, version)`` in force now of the function ``name`` seen
+        from ``scope`` (a function's or the top level's)."""
+        b = scope.get(name)
+        if b is None:
+            raise InternalError(f"call of unknown user function {name}", span)
+        return self.members[b][-1]
+
+    def _resolution(self, fd: T.FunDef) -> tuple:
+        """What an instance of ``fd`` made now depends on beyond ``fd``: which definition of
+        each replaced binding it reaches (through the calls of the definitions in force).
+        Instances made at different times are shared unless this differs."""
+        key = id(fd)
+        got = self.reach_memo.get(key)
+        if got is not None:
+            return got
+        seen: set = set()
+        done: set = set()
+        todo = [fd]
+        while todo:
+            f = todo.pop()
+            if id(f) in done:
+                continue
+            done.add(id(f))
+            for b in self.scopes[id(f)].values():
+                if b not in seen:
+                    seen.add(b)
+                    todo.append(self.members[b][-1][0])
+        got = tuple(sorted((b, len(self.members[b])) for b in seen if len(self.members[b]) > 1))
+        self.reach_memo[key] = got
+        return got
+
+    def snapshot(self) -> tuple:
+        """The state, for :meth:`restore` (the REPL forgets an item that failed)."""
+        return (dict(self.defs), dict(self.versions), dict(self.binding),
+                [list(m) for m in self.members], list(self.bound_data), dict(self.data_defs),
+                dict(self.data_shapes),
+                dict(self.scopes), dict(self.copies), dict(self.cache), dict(self.names),
+                set(self.plain), len(self.out))
+
+    def restore(self, snap: tuple) -> None:
+        (self.defs, self.versions, self.binding, self.members, self.bound_data,
+         self.data_defs, self.data_shapes, self.scopes, self.copies, self.cache, self.names,
+         self.plain, n) = snap
+        self.reach_memo = {}
+        del self.out[n:]
+
+    # ------------------------------------------------------------------ instances
+    def instance(self, fd: T.FunDef, version: int, ground: TFun, targets: tuple = ()) -> str:
+        """The instance of ``fd`` at ``ground``, its calls naming the definitions in force
+        now; ``targets``: the functions passed for its function parameters (in order), when
+        they are specialised away."""
         s: dict = {}
         _match(fd.scheme.type, ground, s)
         type_args = tuple(default_vars(s.get(v, INT)) for v in fd.scheme.vars)
@@ -184,20 +313,29 @@ class _Mono:
         if spec and len(targets) != len(paths):
             raise InternalError(f"{fd.name} takes {len(paths)} function(s), "
                                 f"{len(targets)} passed", fd.span)
-        key = (id(fd), type_args) + ((tuple(t.key() for t in targets),) if spec else ())
+        resolution = (self._resolution(fd),) + tuple(
+            self._resolution(t.fd) for t in targets if t.kind == T.USER)
+        same = (id(fd), type_args) + ((tuple(t.key() for t in targets),) if spec else ())
+        key = same + (resolution,)
         if key in self.cache:
             return self.cache[key]
         name = instance_name(fd.name, version, type_args)
         labels = tuple(t.label() for t in targets)
         if spec:
             name += "[" + ", ".join(labels) + "]"
+        names_key = (fd.name, version, type_args) + ((labels,) if spec else ())
+        copy = self.copies.get(same, 0) + 1
+        self.copies[same] = copy
+        if copy > 1:              # made again, for the definitions in force now
+            name += f"@{copy}"
+        if spec or copy > 1:
             k, base = 1, name
             while _plain(name) in self.plain:     # e.g. a user function named lt and `<`
                 k += 1
                 name = f"{base}~{k}"
         self.plain.add(_plain(name))
         self.cache[key] = name
-        self.names[(fd.name, version, type_args) + ((labels,) if spec else ())] = name
+        self.names[names_key] = name
         sub = dict(zip(fd.scheme.vars, type_args))
 
         ground_type = grounding(sub)      # = default_vars(subst_type(t, sub)), memoised
@@ -210,7 +348,7 @@ class _Mono:
                 if isinstance(p, T.PVar):
                     fenv[p.name] = target
             param = _strip(param, paths, T.PWild(INT, span=fd.param.span))
-        body = self.rewrite(body, defs, fenv)
+        body = self.rewrite(body, self.scopes[id(fd)], fenv)
         ft = ground_type(fd.fun_type)
         if spec:
             ft = TFun(param.type, ft.result)
@@ -219,9 +357,10 @@ class _Mono:
                                 type_args=type_args))
         return name
 
-    def rewrite(self, node, defs: dict, fenv: dict = None):
-        """Calls of user functions name their instances; ``fenv``: what the function
-        parameters of the copy being made stand for (when specialising)."""
+    def rewrite(self, node, scope: dict, fenv: dict = None):
+        """Calls of user functions name their instances (of the definitions in force now of
+        the bindings ``scope`` maps their names to); ``fenv``: what the function parameters
+        of the copy being made stand for (when specialising)."""
         fenv = fenv or {}
 
         def target(ref):
@@ -231,37 +370,33 @@ class _Mono:
                     raise InternalError(f"function parameter {ref.name} is not bound", ref.span)
                 return fenv[ref.name]
             if ref.kind == T.USER:
-                if ref.name not in defs:
-                    raise InternalError(f"unknown user function {ref.name}", ref.span)
-                fd, version = defs[ref.name]
-                return _Target(T.USER, ref.name, fd, version, defs)
+                fd, version = self.resolve(scope, ref.name, ref.span)
+                return _Target(T.USER, ref.name, fd, version)
             return _Target(ref.kind, ref.name)
 
-        def user_call(n, fd, version, cdefs):
+        def user_call(n, fd, version):
             paths = function_paths(fd.scheme.type.arg)
             if not paths or self.keep_function_args:
-                inst = self.instance(fd, version, n.fun_type, cdefs)
+                inst = self.instance(fd, version, n.fun_type)
                 return replace(n, kind=T.USER, name=inst, orig_name=fd.name)
             targets = tuple(target(_at(n.arg, p)) for p in paths)
-            inst = self.instance(fd, version, n.fun_type, cdefs, targets)
+            inst = self.instance(fd, version, n.fun_type, targets)
             arg = _strip(n.arg, paths, T.Lit(0, INT, span=n.span))
             return replace(n, kind=T.USER, name=inst, orig_name=fd.name, arg=arg,
                            fun_type=TFun(arg.type, n.type))
 
         def f(n):
             if isinstance(n, T.Call) and n.kind == T.USER:
-                if n.name not in defs:
-                    raise InternalError(f"call of unknown user function {n.name}", n.span)
-                fd, version = defs[n.name]
-                return user_call(n, fd, version, defs)
+                fd, version = self.resolve(scope, n.name, n.span)
+                return user_call(n, fd, version)
             if isinstance(n, T.Call) and n.kind == T.PARAM and not self.keep_function_args:
                 t = target(T.FunRef(n.name, T.PARAM, n.fun_type, span=n.span))
                 if t.kind == T.USER:
-                    return user_call(n, t.fd, t.version, t.defs)
+                    return user_call(n, t.fd, t.version)
                 return replace(n, kind=t.kind, name=t.name)
             if isinstance(n, T.FunRef) and n.kind == T.USER and self.keep_function_args:
-                fd, version = defs[n.name]
-                inst = self.instance(fd, version, n.type, defs)
+                fd, version = self.resolve(scope, n.name, n.span)
+                inst = self.instance(fd, version, n.type)
                 return replace(n, name=inst, orig_name=n.name)
             return n
         return T.map_nodes(node, f)
@@ -280,25 +415,25 @@ class _Mono:
         if function_paths(fd.scheme.type.arg) and not self.keep_function_args:
             raise TypeError(f"{name} takes a function as an argument: it can only be called "
                             f"from NESL, where the function passed is named")
-        return self.instance(fd, v, fun_type, dict(self.defs))
+        return self.instance(fd, v, fun_type)
 
     def _add(self, it):
         if isinstance(it, T.FunDef):
             self.define(it)
             if not it.scheme.vars and (self.keep_function_args
                                        or not function_paths(it.scheme.type.arg)):
-                # later definitions must not capture the calls of this one: snapshot defs
-                self.instance(it, self.defs[it.name][1], it.fun_type, dict(self.defs))
+                self.instance(it, self.defs[it.name][1], it.fun_type)
         elif isinstance(it, T.ValBind):
-            defs = dict(self.defs)
             ground = grounding()
             pat = T.map_types(it.pattern, ground)
-            exp = self.rewrite(T.map_types(it.exp, ground), defs)
+            exp = self.rewrite(T.map_types(it.exp, ground), self.binding)
             self.out.append(replace(it, pattern=pat, exp=exp))
         elif isinstance(it, T.ExpItem):
-            exp = self.rewrite(T.map_types(it.exp, grounding()), dict(self.defs))
+            exp = self.rewrite(T.map_types(it.exp, grounding()), self.binding)
             self.out.append(replace(it, exp=exp))
         else:
+            if isinstance(it, T.DataDef):
+                self.define_datatype(it)
             self.out.append(it)
 
     def run(self, items, extra_instances):

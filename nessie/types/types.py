@@ -153,6 +153,47 @@ def mono_scheme(t: Type) -> Scheme:
     return Scheme((), (), t)
 
 
+def replaces(old: Scheme, new: Scheme) -> bool:
+    """May a definition of scheme ``new`` take the place of one of scheme ``old`` for the
+    functions already defined that call it (late binding, see ``nessie.mono``)?  Yes when
+    every use of the old one is a use of the new one: the same type up to the names of its
+    variables -- as the original compares them (``type-equal`` in src/defop.lisp) -- and a
+    context no stricter (each variable's class contains the old one's: ``a -> a :: (a in
+    number)`` may be replaced by ``a -> a :: (a in any)``, not the other way round, where
+    the original would replace it and leave its old calls ill-typed).  Datatypes compare by
+    name; whether a datatype was defined again in between is the caller's to check."""
+    m: dict = {}
+
+    def same(a: Type, b: Type) -> bool:
+        if isinstance(a, TVar) or isinstance(b, TVar):
+            if not (isinstance(a, TVar) and isinstance(b, TVar)):
+                return False
+            if a.id in m:
+                return m[a.id] == b.id
+            if b.id in m.values():
+                return False
+            m[a.id] = b.id
+            return True
+        if type(a) is not type(b):
+            return False
+        if isinstance(a, TBase):
+            return a == b
+        if isinstance(a, TSeq):
+            return same(a.elem, b.elem)
+        if isinstance(a, TPair):
+            return same(a.fst, b.fst) and same(a.snd, b.snd)
+        if isinstance(a, TFun):
+            return same(a.arg, b.arg) and same(a.result, b.result)
+        if isinstance(a, TData):
+            return (a.name == b.name and len(a.args) == len(b.args)
+                    and all(same(x, y) for x, y in zip(a.args, b.args)))
+        return False
+
+    if not same(old.type, new.type):
+        return False
+    return all(class_subset(old.class_of(v), new.class_of(w)) for v, w in m.items())
+
+
 # --------------------------------------------------------------------------- utilities
 def free_vars(t: Type, acc: Optional[list] = None) -> list:
     """Type variable ids of ``t`` in order of first appearance (left to right)."""
