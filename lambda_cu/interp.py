@@ -60,7 +60,7 @@ from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
-from . import ir
+from . import fmath, ir
 from .loc import Loc
 from .prims import COMMUTATIVE, PRIMS
 from .types import (INT, BoolT, CharT, FloatT, IntT, SegDesT, TupleT, Type, UnitT, VecT,
@@ -121,7 +121,7 @@ def _p_mod(a, b, ty, loc, quiet):
 
 def _p_pow(a, e, ty, loc, quiet):
     if _dt(a).kind == "f":
-        return np.power(a, np.asarray(e).astype(np.float64))
+        return fmath.np_pow(a, np.asarray(e).astype(np.float64))
     e = np.asarray(e).astype(_dt(a))
     neg = e < 0
     if not np.any(neg):
@@ -170,9 +170,9 @@ def _p_round(a, ty, loc, quiet):
     return _float_to_int(np.rint(a), ty)
 
 
-_UNARY_F = {"sqrt": np.sqrt, "exp": np.exp, "ln": np.log, "sin": np.sin, "cos": np.cos,
-            "tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan,
-            "sinh": np.sinh, "cosh": np.cosh, "tanh": np.tanh}
+# the transcendental functions of the portable library (fmath.py): the same bits on every
+# machine and on the OpenCL devices (numpy's own routines differ by CPU); sqrt is exact anyway
+_UNARY_F = {"sqrt": np.sqrt, **{k: v for k, v in fmath.NUMPY.items() if k not in ("expt", "log")}}
 
 _PRIM_IMPL: dict[str, Callable[..., Any]] = {
     "add": lambda a, b, ty, loc, q: np.add(a, b),
@@ -203,8 +203,8 @@ _PRIM_IMPL: dict[str, Callable[..., Any]] = {
         a, np.asarray(b).astype(_dt(a)) & (_dt(a).itemsize * 8 - 1)),
     "rshift": lambda a, b, ty, loc, q: np.right_shift(
         a, np.asarray(b).astype(_dt(a)) & (_dt(a).itemsize * 8 - 1)),
-    "log": lambda a, b, ty, loc, q: np.log(a) / np.log(b),
-    "expt": lambda a, b, ty, loc, q: np.power(a, b),
+    "log": lambda a, b, ty, loc, q: fmath.np_log(a, b),
+    "expt": lambda a, b, ty, loc, q: fmath.np_pow(a, b),
     "isqrt": _p_isqrt,
     "to_float": lambda a, ty, loc, q: np.asarray(a).astype(np.float64),
     "trunc": lambda a, ty, loc, q: _float_to_int(np.trunc(a), ty),

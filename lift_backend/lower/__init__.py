@@ -68,13 +68,19 @@ def print_lift(prog) -> str:
 
 def print_opencl(prog) -> str:
     """The OpenCL C of every λcu kernel (one program per kernel, prelude shown once)."""
-    from .cgen import prelude
+    from .cgen import math_source, prelude
     out = ["// prelude (every program starts with it)", prelude("cpu").strip(), ""]
+    kernels = []
     for k, lowered in _lowered(prog).kernels:
-        out.append(f"// ===== λcu kernel {k.name}")
+        kernels.append(f"// ===== λcu kernel {k.name}")
         for ls in lowered:
-            out.append(ls.source)
-    return "\n".join(out)
+            kernels.append(ls.source)
+    body = "\n".join(kernels)
+    lib = math_source(body)
+    if lib:
+        out += ["// the portable math library (lambda_cu/fmath.py), in the programs that call it",
+                lib.strip(), ""]
+    return "\n".join(out + kernels)
 
 
 __all__ = ["LoweredProgram", "lower_program", "print_lift", "print_opencl"]

@@ -24,6 +24,7 @@ deterministic whatever the order in which work-items run.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -75,6 +76,19 @@ LOOPS = {
 def prelude(strategy: str) -> str:
     """The C prelude of every lowered program for a device kind (``cpu`` or ``gpu``)."""
     return LOOPS[strategy] + "\n" + PRELUDE
+
+
+_MATH_CALL = re.compile(r"\bnz_(exp|ln|sin|cos|tan|asin|acos|atan|sinh|cosh|tanh|pow|log)\(")
+
+
+def math_source(code: str) -> str:
+    """The portable math library's C (``lambda_cu.fmath``: bit for bit what the host computes)
+    when ``code`` calls one of its functions, else nothing (it is long: a program that does not
+    use it does not compile it)."""
+    if not _MATH_CALL.search(code):
+        return ""
+    from lambda_cu import fmath
+    return fmath.opencl_source() + "\n"
 
 
 PRELUDE = r"""
@@ -516,7 +530,7 @@ class CGen:
             return f"{fn}_{sfx}({a[0]}, {d})"
         if op == "pow":
             if is_float:
-                return f"pow({a[0]}, (double){a[1]})"
+                return f"nz_pow({a[0]}, (double){a[1]})"
             ex = self.temp(t0, f"({ctype(t0)}){a[1]}")
             # the base in a variable too: a literal base would make the check's `&&` have a
             # constant operand, which clang warns about (PoCL: "1 warning generated.")
@@ -550,15 +564,17 @@ class CGen:
             if op == "lshift":
                 return f"({ct})(({u}){a[0]} << {cnt})"
             return f"({a[0]} >> {cnt})"
-        if op in ("sqrt", "exp", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh",
+        if op == "sqrt":
+            return f"sqrt({a[0]})"     # correctly rounded on every device, as IEEE requires
+        if op in ("exp", "ln", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh",
                   "tanh"):
-            return f"{op}({a[0]})"
-        if op == "ln":
-            return f"log({a[0]})"
+            # the portable library (lambda_cu/fmath.py): the same bits as the host's numpy
+            # version, not the device's libm
+            return f"nz_{op}({a[0]})"
         if op == "log":
-            return f"(log({a[0]}) / log({a[1]}))"
+            return f"nz_log({a[0]}, {a[1]})"
         if op == "expt":
-            return f"pow({a[0]}, {a[1]})"
+            return f"nz_pow({a[0]}, {a[1]})"
         if op == "isqrt":
             if e.loc is not None:
                 site = self.site(e, e.loc, MSG_ISQRT)
@@ -581,4 +597,4 @@ class CGen:
         raise LowerError(f"primitive {op} has no OpenCL lowering")
 
 
-__all__ = ["CGen", "Sites", "Val", "VecAccess", "PRELUDE", "LOOPS", "prelude", "LowerError", "ctype", "comps"]
+__all__ = ["CGen", "Sites", "Val", "VecAccess", "PRELUDE", "LOOPS", "prelude", "math_source", "LowerError", "ctype", "comps"]

@@ -39,7 +39,7 @@ from lambda_cu.types import BoolT, CharT, FloatT, IntT, SegDesT, TupleT, Type, U
 from lambda_cu.values import SegDes, dtype_of
 
 from ..devices import compiler_output_silenced
-from .cgen import LowerError, ctype, prelude
+from .cgen import LowerError, ctype, math_source, prelude
 from .soacs import SUPPORT, LoweredSoac, cname, lower_soac
 
 _SITES = 4096                 # sites per SOAC launch in an error code
@@ -241,7 +241,8 @@ def lower_kernel(k: ir.Kernel, strategy: str = "cpu",
 
 
 def kernel_source(soacs: list[LoweredSoac], strategy: str = "cpu") -> str:
-    return prelude(strategy) + "\n" + "\n".join(s.source for s in soacs)
+    body = "\n".join(s.source for s in soacs)
+    return prelude(strategy) + "\n" + math_source(body) + body
 
 
 class OpenCLRunner:

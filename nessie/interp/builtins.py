@@ -31,6 +31,7 @@ from typing import Any, Callable, TextIO
 
 import numpy as np
 
+from lambda_cu import fmath
 from nessie.glibc_random import GlibcRandom, rand_float, rand_int
 from nessie.output import Output
 
@@ -258,7 +259,7 @@ def _power(arg, ctx):
         if x == 0:
             raise ctx.error(E.DIVIDE_BY_ZERO)
         return 1 if x == 1 else (-1 if n % 2 else 1) if x == -1 else 0
-    return _ieee(np.power, x, float(n))
+    return _ieee(fmath.np_pow, x, float(n))
 
 
 @builtin("negate")
@@ -422,25 +423,26 @@ def _unary_float(name: str, fn: Callable) -> None:
     BUILTINS[name] = lambda x, ctx: _ieee(fn, x)
 
 
-for _name, _fn in [("sqrt", np.sqrt), ("ln", np.log), ("exp", np.exp), ("sin", np.sin),
-                   ("cos", np.cos), ("tan", np.tan), ("asin", np.arcsin), ("acos", np.arccos),
-                   ("atan", np.arctan), ("sinh", np.sinh), ("cosh", np.cosh),
-                   ("tanh", np.tanh)]:
-    _unary_float(_name, _fn)
+# sqrt is IEEE (correctly rounded everywhere); the transcendental functions come from the
+# portable math library every backend shares (lambda_cu/fmath.py: the same bits on any CPU, in
+# numpy and in OpenCL C), not from the platform's libm or numpy's CPU-dependent routines
+_unary_float("sqrt", np.sqrt)
+for _name in ("ln", "exp", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh"):
+    _unary_float(_name, fmath.NUMPY[_name])
 
 
 @builtin("log")
 def _log(arg, ctx):
     """``log(x, base) = ln(x) / ln(base)``."""
     x, base = arg
-    return _ieee(lambda a, b: np.log(a) / np.log(b), x, base)
+    return _ieee(fmath.np_log, x, base)
 
 
 @builtin("expt")
 def _expt(arg, ctx):
     """``expt(x, y) = x`` to the float power ``y``."""
     x, y = arg
-    return _ieee(np.power, x, y)
+    return _ieee(fmath.np_pow, x, y)
 
 
 @builtin("isqrt")
