@@ -31,7 +31,7 @@ from typing import Any, Callable, TextIO
 
 import numpy as np
 
-from lambda_cu import fmath
+import lambda_cu.fmath as fmath
 from nessie.glibc_random import GlibcRandom, rand_float, rand_int
 from nessie.output import Output
 
