@@ -64,7 +64,7 @@ import struct
 
 import numpy as np
 
-__all__ = ["NumpyKit", "CKit", "opencl_source", "NUMPY",
+__all__ = ["NumpyKit", "CKit", "PyKit", "opencl_source", "NUMPY", "py_function",
            "np_exp", "np_ln", "np_sin", "np_cos", "np_tan", "np_asin",
            "np_acos", "np_atan", "np_sinh", "np_cosh", "np_tanh", "np_pow",
            "np_log"]
@@ -1204,6 +1204,199 @@ NUMPY = {"exp": np_exp, "ln": np_ln, "sin": np_sin, "cos": np_cos,
          "tan": np_tan, "asin": np_asin, "acos": np_acos, "atan": np_atan,
          "sinh": np_sinh, "cosh": np_cosh, "tanh": np_tanh,
          "expt": np_pow, "log": np_log}
+
+_PY_SOURCES = {"exp": (f_exp, 1), "ln": (f_ln, 1), "sin": (f_sin, 1), "cos": (f_cos, 1),
+               "tan": (f_tan, 1), "asin": (f_asin, 1), "acos": (f_acos, 1),
+               "atan": (f_atan, 1), "sinh": (f_sinh, 1), "cosh": (f_cosh, 1),
+               "tanh": (f_tanh, 1), "expt": (f_pow, 2)}
+
+
+# ---------------------------------------------------------------------------
+# The Python kit: the same algorithms as straight-line Python on floats
+# ---------------------------------------------------------------------------
+#
+# A scalar call through the numpy kit costs ~90 us (numpy's per-operation overhead on 0-d
+# arrays); the reference interpreter calls these functions one element at a time.  PyKit traces
+# each algorithm once, as CKit does, into Python source on float and int values, compiled with
+# exec: ~10x faster, with the same bits (Python floats are IEEE doubles; every operation is
+# rounded once; the helpers below give IEEE results where Python would raise).
+
+def _py_div(a, b):
+    try:
+        return a / b
+    except ZeroDivisionError:
+        if a != a or a == 0.0:
+            return NAN
+        return math.copysign(INF, a) * math.copysign(1.0, b)
+
+
+def _py_round_with(fn):
+    def r(x):
+        if x != x or x == INF or x == -INF:
+            return x
+        y = float(fn(x))
+        return y if y != 0.0 else math.copysign(0.0, x)   # IEEE keeps the sign of a zero
+    return r
+
+
+def _py_sqrt(x):
+    if x >= 0.0:
+        return math.sqrt(x)
+    return x if x != x else NAN
+
+
+_PACK_D, _PACK_Q = struct.Struct("<d"), struct.Struct("<Q")
+_U64 = (1 << 64) - 1
+
+
+def _py_bits(x):
+    i = _PACK_Q.unpack(_PACK_D.pack(x))[0]
+    return i - (1 << 64) if i >> 63 else i
+
+
+def _py_from_bits(i):
+    return _PACK_D.unpack(_PACK_Q.pack(i & _U64))[0]
+
+
+_PY_HELPERS = {"_div": _py_div, "_floor": _py_round_with(math.floor),
+               "_ceil": _py_round_with(math.ceil), "_trunc": _py_round_with(math.trunc),
+               "_rint": _py_round_with(round), "_fabs": math.fabs, "_sqrt": _py_sqrt,
+               "_copysign": math.copysign, "_bits": _py_bits, "_from_bits": _py_from_bits,
+               "INF": INF, "NAN": NAN}
+
+
+def _py_literal(c):
+    c = float(c)
+    if c != c:
+        return "NAN"
+    if c in (INF, -INF):
+        return "INF" if c > 0 else "(-INF)"
+    return repr(c) if c >= 0 else "(%r)" % c      # repr round-trips exactly
+
+
+class PyVal(CVal):
+    """A Python expression (the name of a temporary, usually)."""
+
+    __slots__ = ()
+
+    def _bin(self, other, op, rev=False, result=None):
+        k = self.kit
+        o = k.coerce(other, self.t)
+        a, b = (o, self) if rev else (self, o)
+        assert a.t == b.t, "type mismatch %s %s %s" % (a.t, op, b.t)
+        t = result or a.t
+        if op == "/":
+            expr = ("_div(%s, %s)" if a.t == "d" else "(%s // %s)") % (a.expr, b.expr)
+        else:
+            expr = "(%s %s %s)" % (a.expr, op, b.expr)
+        return k.emit(t, expr)
+
+    def __invert__(self):
+        if self.t == "b":
+            return self.kit.emit("b", "(not %s)" % self.expr)
+        return self.kit.emit("l", "(~%s)" % self.expr)
+
+
+class PyKit(CKit):
+    """Emits one Python statement per operation into ``self.lines``."""
+
+    name = "python"
+    _NAMES = {"floor": "_floor", "ceil": "_ceil", "trunc": "_trunc", "rint": "_rint",
+              "fabs": "_fabs", "sqrt": "_sqrt", "copysign": "_copysign", "as_long": "_bits",
+              "as_double": "_from_bits"}
+
+    def emit(self, t, expr):
+        name = "t%d" % self.n
+        self.n += 1
+        self.lines.append("%s = %s" % (name, expr))
+        return PyVal(self, name, t)
+
+    def coerce(self, v, t):
+        if isinstance(v, CVal):
+            return v
+        if isinstance(v, bool):
+            raise TypeError("bool constants are not supported")
+        if isinstance(v, float) or (isinstance(v, int) and t == "d"):
+            assert t == "d", "float constant in integer context"
+            return PyVal(self, _py_literal(v), "d")
+        if isinstance(v, int):
+            return PyVal(self, "(%d)" % v if v < 0 else "%d" % v, t)
+        raise TypeError(type(v))
+
+    def where(self, m, a, b):
+        t = a.t if isinstance(a, CVal) else b.t if isinstance(b, CVal) else \
+            ("d" if isinstance(a, float) or isinstance(b, float) else "l")
+        a, b = self.coerce(a, t), self.coerce(b, t)
+        assert m.t == "b" and a.t == b.t == t
+        return self.emit(t, "(%s if %s else %s)" % (a.expr, m.expr, b.expr))
+
+    def _call(self, fn, t, *args):
+        return self.emit(t, "%s(%s)" % (self._NAMES[fn], ", ".join(a.expr for a in args)))
+
+    def to_int(self, x):
+        return self.emit("l", "int(%s)" % self._d(x).expr)
+
+    def to_double(self, i):
+        i = self._typed(i, "l")
+        assert i.t == "l"
+        return self.emit("d", "float(%s)" % i.expr)
+
+    def masked(self, mask, fn, args, fills):
+        """Python branches: ``fn`` runs only where ``mask`` holds (the huge-argument
+        reduction of sin/cos/tan)."""
+        outer, self.lines = self.lines, []
+        outs = fn(*args)
+        body, self.lines = self.lines, outer
+        names = ["t%d" % (self.n + j) for j in range(len(outs))]
+        self.n += len(outs)
+        self.lines.append("if %s:" % mask.expr)
+        self.lines += ["    " + ln for ln in body]
+        self.lines += ["    %s = %s" % (nm, o.expr) for nm, o in zip(names, outs)]
+        self.lines.append("else:")
+        self.lines += ["    %s = %s" % (nm, self.coerce(f, o.t).expr)
+                       for nm, o, f in zip(names, outs, fills)]
+        return tuple(PyVal(self, nm, o.t) for nm, o in zip(names, outs))
+
+    def table(self, name, values, idx):
+        pname = "T_" + name
+        self.tables.setdefault(pname, list(values))
+        idx = self._typed(idx, "l")
+        return self.emit("d" if isinstance(values[0], float) else "l",
+                         "%s[%s]" % (pname, idx.expr))
+
+
+def _py_entry(fname, fn, nargs):
+    tables: dict = {}
+    kit = PyKit(tables)
+    names = ["x", "y"][:nargs]
+    res = kit.coerce(fn(kit, *[PyVal(kit, nm, "d") for nm in names]), "d")
+    src = ("def %s(%s):\n" % (fname, ", ".join(names)) +
+           "".join("    %s = float(%s)\n" % (nm, nm) for nm in names) +
+           "".join("    %s\n" % ln for ln in kit.lines) + "    return %s\n" % res.expr)
+    ns = dict(_PY_HELPERS)
+    ns.update(tables)
+    exec(compile(src, "<fmath %s>" % fname, "exec"), ns)
+    f = ns[fname]
+    f.__doc__ = fn.__doc__
+    return f
+
+
+_PY_CACHE: dict = {}
+
+
+def py_function(name):
+    """The Python-float version of a function of ``NUMPY`` (same keys): same bits as the
+    numpy version, for one argument (tuple) at a time.  Built on first use."""
+    f = _PY_CACHE.get(name)
+    if f is None:
+        if name == "log":
+            ln = py_function("ln")
+            f = lambda x, base: _py_div(ln(x), ln(base))      # noqa: E731
+        else:
+            fn, nargs = _PY_SOURCES[name]
+            f = _py_entry("py_" + name, fn, nargs)
+        _PY_CACHE[name] = f
+    return f
 
 
 # ---------------------------------------------------------------------------

@@ -457,3 +457,24 @@ def test_opencl_source_shape():
     assert "#pragma OPENCL EXTENSION" not in src
     for tok in ["exp(", "log(", "sin(", "cos(", "pow("]:
         assert (" " + tok) not in src and ("(" + tok) not in src
+
+
+# ------------------------------------------------------------ the Python-float version
+
+@pytest.mark.parametrize("name", ALL)
+def test_python_version_equals_numpy(name):
+    """``py_function`` (the interpreter's, one element at a time) gives the numpy version's
+    bits: a sample of every range, and random bit patterns (every exponent, nan payloads,
+    subnormals)."""
+    rng = np.random.default_rng(11 + zlib.crc32(name.encode()))
+    args = _concat(ranges(name, rng))
+    keep = rng.choice(args[0].size, min(3000, args[0].size), replace=False)
+    pats = [rng.integers(-2**63, 2**63 - 1, 1500, dtype=np.int64).view(np.float64) for _ in args]
+    args = tuple(np.concatenate([v[keep], p]) for v, p in zip(args, pats))
+    ref = fmath.NUMPY[name](*args)
+    f = fmath.py_function(name)
+    got = np.array([f(*[float(v[i]) for v in args]) for i in range(args[0].size)])
+    same = _same_bits(ref, got)
+    bad = np.flatnonzero(~same)[:5]
+    assert same.all(), [(tuple(float(v[i]) for v in args), ref[i], got[i]) for i in bad]
+    assert isinstance(f(*[0.5] * len(args)), float)
