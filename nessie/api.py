@@ -647,7 +647,7 @@ class Module:
             it = driver.run_lcu(c, flat, buf, int_bits=self.int_bits, runner=self._runner())
         finally:
             self.output = buf.getvalue()
-        dts = datatypes(c.typed.items)
+        dts = datatypes(c.mono.items)
         for top in flat.items:
             if top.kind not in ("val", "exp"):
                 continue
@@ -679,7 +679,8 @@ class Module:
         from lambda_cu import interp as LI
 
         funs = list(reversed(self._reachable(inst)))   # callees first
-        items = tuple(self._datadefs.values()) + tuple(funs)
+        # the datatypes as monomorphised (one defined again at another type is renamed)
+        items = tuple(it for it in self._mono.out if isinstance(it, T.DataDef)) + tuple(funs)
         c = driver.Compiled(self.filename, self.typed, MonoProgram(items))
         try:
             flat = driver.flatten(c, int_bits=self.int_bits)
@@ -713,7 +714,8 @@ class Module:
                 self._conv.to_leaves(a, t, out)
             return out
         leaves += _deep_ok(arg_leaves)
-        expected += flat.typemap.value_leaf_types(fun.arg)
+        ifun = self._mono.renamed_type(fn.name, fun)      # the instance's datatype names
+        expected += flat.typemap.value_leaf_types(ifun.arg)
         if len(leaves) != len(expected):  # pragma: no cover - a bug in the conversion
             raise AssertionError(f"{len(leaves)} leaves for {len(expected)} parameters")
         interp.launches.clear()
@@ -730,7 +732,7 @@ class Module:
             except (AttributeError, OSError, ValueError):
                 pass
         self.launches = dict(interp.launches)
-        n = len(flat.typemap.value_leaf_types(fun.result))
+        n = len(flat.typemap.value_leaf_types(ifun.result))
         out = [res] if n == 1 else list(res)
         return _deep_ok(lambda: self._conv.result(fun.result, out, fmt))
 

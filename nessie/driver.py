@@ -99,7 +99,7 @@ def make_externs(c: Compiled, flat, out: TextIO, *, int_bits: int = 32, print_le
     from nessie.hostlib import HostRuntime, host_externs
 
     tm = flat.typemap
-    dts = datatypes(c.typed.items)
+    dts = datatypes(c.mono.items)   # datatypes defined again at another type are renamed there
     rt = HostRuntime(out, int_bits=int_bits, seed=semantics(int_bits).seed,
                      base_dir=os.path.dirname(os.path.abspath(c.filename)),
                      print_length=print_length, datatypes=dts,
@@ -138,7 +138,7 @@ def run_lcu(c: Compiled, flat, out: TextIO, *, print_length: int = 100, check: b
     from nessie.limits import OUT_OF_MEMORY, RECURSION_TOO_DEEP
     from nessie.types.library import is_library_item
 
-    dts = datatypes(c.typed.items)
+    dts = datatypes(c.mono.items)   # datatypes defined again at another type are renamed there
     redefs = Redefinitions()
     externs, rt = make_externs(c, flat, out, int_bits=int_bits, print_length=print_length)
     if runner is None:

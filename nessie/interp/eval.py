@@ -32,6 +32,7 @@ from typing import Any, Callable, TextIO
 from lambda_cu.support import CallDepth, CallTooDeep
 from nessie.types import typed_ast as T
 from nessie.types.library import is_library_item
+from nessie.types.types import display_name
 
 from . import errors as E
 from .builtins import BUILTINS, CONSTANTS, CallContext, Output, Runtime
@@ -467,7 +468,9 @@ class Interpreter:
                 self.announce(name, item.scheme)
         elif isinstance(item, T.DataDef):
             if not is_library_item(item):          # defined up front; its constructor's line
-                self.announce(item.name, item.scheme)
+                # (printed as the source names it: nessie.mono renames a datatype defined
+                # again at another type)
+                self.announce(display_name(item.name), item.scheme)
         elif isinstance(item, T.ValBind):
             value = self._evaluate(item.exp)
             self.compiler.pattern(item.pattern)(value, self.globals)

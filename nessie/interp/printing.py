@@ -51,7 +51,7 @@ import math
 from typing import Any
 
 from nessie.types.lettering import scheme_to_str
-from nessie.types.types import Scheme
+from nessie.types.types import Scheme, display_name
 
 from .values import DataVal, SegDes, Seq
 from .vtypes import (CHAR, Datatypes, TBase, TData, TFun, TPair, TSeq, TVar, as_type, format_type,
@@ -132,7 +132,7 @@ def _emit(value: Any, ty: Any, limit: int | None, datatypes: Datatypes | None,
             raise TypeError(f"expected a {ty.name} value, got {value!r}")
         if datatypes is None or ty.name not in datatypes:
             raise TypeError(f"printing a {ty.name} value needs the program's datatypes")
-        out.append(value.name + "(")
+        out.append(display_name(value.name) + "(")
         for i, (field, fty) in enumerate(zip(value.fields, datatypes.fields(ty))):
             if i:
                 out.append(", ")
@@ -230,8 +230,8 @@ def type_lines(t: Any, parenth: int, namer: Any) -> Lines:
         return _parens(parenth > 0, _join(*parts))
     if isinstance(t, TData):
         if not t.args:
-            return _new(t.name)
-        parts = [_new(t.name), _new("("), type_lines(t.args[0], 1, namer)]
+            return _new(display_name(t.name))
+        parts = [_new(display_name(t.name)), _new("("), type_lines(t.args[0], 1, namer)]
         for a in t.args[1:]:
             parts += [_new(", "), type_lines(a, 1, namer)]
         return _join(*parts, _new(")"))
@@ -327,8 +327,8 @@ class Redefinitions:
     src/defop.lisp: printed, with the name in upper case as Common Lisp prints a symbol, when
     a function, a datatype's constructor or a variable is defined while a binding of the same
     name exists at another type; a function's type is compared without its context, so
-    ``a -> a :: (a in any)`` and ``a -> a :: (a in number)`` are the same; ``it`` is never
-    reported).  A function's line comes after the note; a variable's note comes once its
+    ``a -> a :: (a in any)`` and ``a -> a :: (a in number)`` are the same; ``it`` and ``main``
+    are never reported: the original's ``main-flag``).  A function's line comes after the note; a variable's note comes once its
     value is computed, before the result line."""
 
     def __init__(self) -> None:
@@ -338,7 +338,7 @@ class Redefinitions:
     def _note(self, name: str, key: tuple) -> list:
         old = self._types.get(name)
         self._types[name] = key
-        if old is None or old == key or name == "it":
+        if old is None or old == key or name in ("it", "main"):
             return []
         return [REDEFINING.format(name.upper())]
 

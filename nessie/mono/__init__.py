@@ -176,6 +176,18 @@ def _datatypes(t: Type) -> set:
     return out
 
 
+def _rename_type(t: Type, ren: dict) -> Type:
+    if isinstance(t, TData):
+        return TData(ren.get(t.name, t.name), tuple(_rename_type(a, ren) for a in t.args))
+    if isinstance(t, TSeq):
+        return TSeq(_rename_type(t.elem, ren))
+    if isinstance(t, TPair):
+        return TPair(_rename_type(t.fst, ren), _rename_type(t.snd, ren))
+    if isinstance(t, TFun):
+        return TFun(_rename_type(t.arg, ren), _rename_type(t.result, ren))
+    return t
+
+
 def _plain(name: str) -> str:
     """A name as the flattener spells it (letters, digits and ``_``)."""
     return "".join(c if c.isalnum() or c == "_" else "_" for c in name)
@@ -209,6 +221,10 @@ class _Mono:
         #: definitions in force at different times
         self.copies: dict = {}
         self.reach_memo: dict = {}  # id(FunDef) -> its resolution key (see _resolution)
+        #: datatype source name -> its internal name, for those defined again at another type
+        #: (``pt~2``); per function definition, the names in force where it was defined
+        self.data_names: dict = {}
+        self.fd_data_names: dict = {}
         self.cache: dict = {}       # (id(fundef), type_args, ...) -> instance name
         self.names: dict = {}       # (orig, version, type_args) -> instance name
         self.plain: set = set()     # _plain of every instance name (copies' names are unique)
@@ -291,12 +307,12 @@ class _Mono:
                 [list(m) for m in self.members], list(self.bound_data), dict(self.data_defs),
                 dict(self.data_shapes),
                 dict(self.scopes), dict(self.copies), dict(self.cache), dict(self.names),
-                set(self.plain), len(self.out))
+                set(self.plain), len(self.out), dict(self.data_names), dict(self.fd_data_names))
 
     def restore(self, snap: tuple) -> None:
         (self.defs, self.versions, self.binding, self.members, self.bound_data,
          self.data_defs, self.data_shapes, self.scopes, self.copies, self.cache, self.names,
-         self.plain, n) = snap
+         self.plain, n, self.data_names, self.fd_data_names) = snap
         self.reach_memo = {}
         del self.out[n:]
 
@@ -407,6 +423,14 @@ class _Mono:
         self._add(it)
         return self.out[start:]
 
+    def renamed_type(self, name: str, t: Type) -> Type:
+        """Type ``t``, written with the datatype names of the source where user function
+        ``name`` was defined, with the internal names of datatypes defined again at another
+        type (what its instances' types say)."""
+        fd = self.defs.get(name, (None,))[0]
+        ren = self.fd_data_names.get(id(fd), {}) if fd is not None else {}
+        return _rename_type(t, ren) if ren else t
+
     def instantiate(self, name: str, fun_type: TFun) -> str:
         """Request the instance of user function ``name`` at ground ``fun_type``."""
         if name not in self.defs:
@@ -415,10 +439,44 @@ class _Mono:
         if function_paths(fd.scheme.type.arg) and not self.keep_function_args:
             raise TypeError(f"{name} takes a function as an argument: it can only be called "
                             f"from NESL, where the function passed is named")
-        return self.instance(fd, v, fun_type)
+        # the caller names datatypes as the source does: those in force where fd was defined
+        ren = self.fd_data_names.get(id(fd), {})
+        return self.instance(fd, v, _rename_type(fun_type, ren) if ren else fun_type)
+
+    def _rename_data(self, node, ren: dict):
+        """``node`` with the datatypes ``ren`` maps (source name -> internal name) renamed in
+        its types, schemes, constructor calls and patterns."""
+        if not ren:
+            return node
+        ty = lambda t: _rename_type(t, ren)      # noqa: E731
+
+        def f(n):
+            if isinstance(n, (T.Call, T.FunRef)) and n.kind == T.CONSTRUCTOR and n.name in ren:
+                return replace(n, name=ren[n.name])
+            if isinstance(n, T.PCon) and n.name in ren:
+                return replace(n, name=ren[n.name])
+            return n
+        out = T.map_nodes(T.map_types(node, ty), f)
+        if isinstance(out, (T.FunDef, T.DataDef)):
+            sch = out.scheme
+            out = replace(out, scheme=Scheme(sch.vars, sch.classes, ty(sch.type)))
+        if isinstance(out, T.DataDef):
+            out = replace(out, name=ren.get(out.name, out.name), arg_type=ty(out.arg_type))
+        return out
 
     def _add(self, it):
+        # a datatype defined again at another type is another datatype: from here on its
+        # name stands for an internal one (``pt~2``, printed ``pt``), so that values and
+        # functions of the earlier definition keep theirs (the type checker keeps them apart)
+        if isinstance(it, T.DataDef):
+            n_before = self.data_defs.get(it.name, 0)
+            self.define_datatype(it)
+            k = self.data_defs.get(it.name, 0)
+            if k != n_before:
+                self.data_names[it.name] = f"{it.name}~{k + 1}"
+        it = self._rename_data(it, self.data_names)
         if isinstance(it, T.FunDef):
+            self.fd_data_names[id(it)] = dict(self.data_names)
             self.define(it)
             if not it.scheme.vars and (self.keep_function_args
                                        or not function_paths(it.scheme.type.arg)):
@@ -432,8 +490,6 @@ class _Mono:
             exp = self.rewrite(T.map_types(it.exp, grounding()), self.binding)
             self.out.append(replace(it, exp=exp))
         else:
-            if isinstance(it, T.DataDef):
-                self.define_datatype(it)
             self.out.append(it)
 
     def run(self, items, extra_instances):

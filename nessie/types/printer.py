@@ -15,7 +15,7 @@ from nessie.syntax.printer import exp_str, item_str, pattern_str
 from nessie.types import typed_ast as T
 from nessie.types.builtins import BINARY_OPERATORS
 from nessie.types.lettering import scheme_to_str
-from nessie.types.types import Namer, TBase, TData, TFun, TPair, TSeq, TVar, type_to_str
+from nessie.types.types import Namer, TBase, TData, TFun, TPair, TSeq, TVar, display_name, type_to_str
 
 
 def type_to_texp(t, namer: Namer):
@@ -26,7 +26,7 @@ def type_to_texp(t, namer: Namer):
     if isinstance(t, TPair):
         return A.TPairE(type_to_texp(t.fst, namer), type_to_texp(t.snd, namer))
     if isinstance(t, TData):
-        return A.TName(t.name, tuple(type_to_texp(a, namer) for a in t.args))
+        return A.TName(display_name(t.name), tuple(type_to_texp(a, namer) for a in t.args))
     if isinstance(t, TVar):
         return A.TName(namer(t.id))
     if isinstance(t, TFun):           # a function parameter's type

@@ -56,6 +56,12 @@ class TData:
         return self.name + (f"({', '.join(map(repr, self.args))})" if self.args else "")
 
 
+def display_name(name: str) -> str:
+    """A datatype's name as the source spells it: one defined again at another type is
+    ``name~k`` inside the compiler (``nessie.mono``), printed ``name``."""
+    return name.split("~", 1)[0]
+
+
 @dataclass(frozen=True)
 class TVar:
     id: int
@@ -326,8 +332,8 @@ def type_to_str(t: Type, top: bool = True, namer: Optional[Namer] = None) -> str
         return s if top else f"({s})"
     if isinstance(t, TData):
         if not t.args:
-            return t.name
-        return t.name + "(" + ", ".join(type_to_str(a, True, namer) for a in t.args) + ")"
+            return display_name(t.name)
+        return display_name(t.name) + "(" + ", ".join(type_to_str(a, True, namer) for a in t.args) + ")"
     if isinstance(t, TFun):
         # a function parameter's type inside a function type is parenthesised unless it is a
         # tuple component: ``(int -> int) -> int``, ``(b -> b, b) -> b``

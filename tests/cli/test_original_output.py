@@ -104,6 +104,8 @@ datatype point(int, int);
 1;
 it = 2.0;
 user = 7;
+function main(x) = x;
+function main(x) = x + 1.0;
 """
 
 REDEFINE_OUT = """\
@@ -129,12 +131,14 @@ it = 1 : int
 it = 2.0 : float
 Redefining USER with a new type.  Old calls will not be modified.
 user = 7 : int
+main = fn : a -> a :: (a in any)
+main = fn : float -> float
 """
 
 
 def test_redefining_at_a_new_type_is_announced(capsys, tmp_path):
-    # the original compares a function's type without its context (g), never reports it,
-    # and reports the library's redefinable variable user
+    # the original compares a function's type without its context (g), never reports it
+    # or main (its main-flag), and reports the library's redefinable variable user
     check(capsys, tmp_path, REDEFINE, REDEFINE_OUT)
 
 
