@@ -202,7 +202,7 @@ class CVal:
         a, b = (o, self) if rev else (self, o)
         assert a.t == b.t, "type mismatch %s %s %s" % (a.t, op, b.t)
         t = result or a.t
-        return k.emit(t, "(%s %s %s)" % (a.expr, op, b.expr))
+        return k.emit(t, k.binary(a, op, b))
 
     # arithmetic
     def __add__(self, o): return self._bin(o, "+")
@@ -248,7 +248,7 @@ class CVal:
 
     def __invert__(self):
         if self.t == "b":
-            return self.kit.emit("b", "(!%s)" % self.expr)
+            return self.kit.emit("b", self.kit.NOT % self.expr)
         assert self.t == "l"
         return self.kit.emit("l", "(~%s)" % self.expr)
 
@@ -262,19 +262,38 @@ class CVal:
 
 
 class CKit:
-    """Emits one C statement per operation into ``self.lines``."""
+    """Emits one C statement per operation into ``self.lines``.  What is C about it is in the
+    class attributes and the hooks ``statement``, ``binary``, ``literal`` and ``int_literal``:
+    PyKit overrides those (and ``masked``, ``table``) to emit Python instead."""
 
     name = "c"
+    NOT = "(!%s)"
+    WHERE = "({m} ? {a} : {b})"
+    TO_INT = "((long){})"
+    TO_DOUBLE = "((double){})"
+    NAMES: dict = {}             # a function's name in the emitted language, where it differs
 
     def __init__(self, tables):
         self.lines = []
         self.tables = tables        # shared dict name -> (ctype, values)
         self.n = 0
 
+    def statement(self, t, name, expr):
+        return "%s %s = %s;" % (_CTYPE[t], name, expr)
+
+    def binary(self, a, op, b):
+        return "(%s %s %s)" % (a.expr, op, b.expr)
+
+    def literal(self, c):
+        return _c_double_literal(c)
+
+    def int_literal(self, c):
+        return _c_long_literal(c)
+
     def emit(self, t, expr):
         name = "t%d" % self.n
         self.n += 1
-        self.lines.append("%s %s = %s;" % (_CTYPE[t], name, expr))
+        self.lines.append(self.statement(t, name, expr))
         return CVal(self, name, t)
 
     def coerce(self, v, t):
@@ -285,12 +304,12 @@ class CKit:
             raise TypeError("bool constants are not supported")
         if isinstance(v, float):
             assert t == "d", "float constant in integer context"
-            return CVal(self, _c_double_literal(v), "d")
+            return CVal(self, self.literal(v), "d")
         if isinstance(v, int):
             if t == "d":
                 assert float(v) == v
-                return CVal(self, _c_double_literal(float(v)), "d")
-            return CVal(self, _c_long_literal(v), t)
+                return CVal(self, self.literal(float(v)), "d")
+            return CVal(self, self.int_literal(v), t)
         raise TypeError(type(v))
 
     def _typed(self, v, default):
@@ -303,10 +322,11 @@ class CKit:
             ("d" if isinstance(a, float) or isinstance(b, float) else "l")
         a, b = self.coerce(a, t), self.coerce(b, t)
         assert m.t == "b" and a.t == b.t == t
-        return self.emit(t, "(%s ? %s : %s)" % (m.expr, a.expr, b.expr))
+        return self.emit(t, self.WHERE.format(m=m.expr, a=a.expr, b=b.expr))
 
     def _call(self, fn, t, *args):
-        return self.emit(t, "%s(%s)" % (fn, ", ".join(a.expr for a in args)))
+        return self.emit(t, "%s(%s)" % (self.NAMES.get(fn, fn),
+                                        ", ".join(a.expr for a in args)))
 
     def _d(self, x):
         x = self._typed(x, "d")
@@ -332,12 +352,12 @@ class CKit:
         return self._call("as_double", "d", i)
 
     def to_int(self, x):
-        return self.emit("l", "((long)%s)" % self._d(x).expr)
+        return self.emit("l", self.TO_INT.format(self._d(x).expr))
 
     def to_double(self, i):
         i = self._typed(i, "l")
         assert i.t == "l"
-        return self.emit("d", "((double)%s)" % i.expr)
+        return self.emit("d", self.TO_DOUBLE.format(i.expr))
 
     def masked(self, mask, fn, args, fills):
         """C evaluates straight-line code: compute fn on every lane."""
@@ -1274,72 +1294,31 @@ def _py_literal(c):
     return repr(c) if c >= 0 else "(%r)" % c      # repr round-trips exactly
 
 
-class PyVal(CVal):
-    """A Python expression (the name of a temporary, usually)."""
-
-    __slots__ = ()
-
-    def _bin(self, other, op, rev=False, result=None):
-        k = self.kit
-        o = k.coerce(other, self.t)
-        a, b = (o, self) if rev else (self, o)
-        assert a.t == b.t, "type mismatch %s %s %s" % (a.t, op, b.t)
-        t = result or a.t
-        if op == "/":
-            expr = ("_div(%s, %s)" if a.t == "d" else "(%s // %s)") % (a.expr, b.expr)
-        else:
-            expr = "(%s %s %s)" % (a.expr, op, b.expr)
-        return k.emit(t, expr)
-
-    def __invert__(self):
-        if self.t == "b":
-            return self.kit.emit("b", "(not %s)" % self.expr)
-        return self.kit.emit("l", "(~%s)" % self.expr)
-
-
 class PyKit(CKit):
-    """Emits one Python statement per operation into ``self.lines``."""
+    """Emits one Python statement per operation into ``self.lines`` (CKit's hooks)."""
 
     name = "python"
-    _NAMES = {"floor": "_floor", "ceil": "_ceil", "trunc": "_trunc", "rint": "_rint",
-              "fabs": "_fabs", "sqrt": "_sqrt", "copysign": "_copysign", "as_long": "_bits",
-              "as_double": "_from_bits"}
+    NOT = "(not %s)"
+    WHERE = "({a} if {m} else {b})"
+    TO_INT = "int({})"
+    TO_DOUBLE = "float({})"
+    NAMES = {"floor": "_floor", "ceil": "_ceil", "trunc": "_trunc", "rint": "_rint",
+             "fabs": "_fabs", "sqrt": "_sqrt", "copysign": "_copysign", "as_long": "_bits",
+             "as_double": "_from_bits"}
 
-    def emit(self, t, expr):
-        name = "t%d" % self.n
-        self.n += 1
-        self.lines.append("%s = %s" % (name, expr))
-        return PyVal(self, name, t)
+    def statement(self, t, name, expr):
+        return "%s = %s" % (name, expr)
 
-    def coerce(self, v, t):
-        if isinstance(v, CVal):
-            return v
-        if isinstance(v, bool):
-            raise TypeError("bool constants are not supported")
-        if isinstance(v, float) or (isinstance(v, int) and t == "d"):
-            assert t == "d", "float constant in integer context"
-            return PyVal(self, _py_literal(v), "d")
-        if isinstance(v, int):
-            return PyVal(self, "(%d)" % v if v < 0 else "%d" % v, t)
-        raise TypeError(type(v))
+    def binary(self, a, op, b):
+        if op == "/":       # IEEE where Python raises; C's integer / is // on these operands
+            return ("_div(%s, %s)" if a.t == "d" else "(%s // %s)") % (a.expr, b.expr)
+        return super().binary(a, op, b)
 
-    def where(self, m, a, b):
-        t = a.t if isinstance(a, CVal) else b.t if isinstance(b, CVal) else \
-            ("d" if isinstance(a, float) or isinstance(b, float) else "l")
-        a, b = self.coerce(a, t), self.coerce(b, t)
-        assert m.t == "b" and a.t == b.t == t
-        return self.emit(t, "(%s if %s else %s)" % (a.expr, m.expr, b.expr))
+    def literal(self, c):
+        return _py_literal(c)
 
-    def _call(self, fn, t, *args):
-        return self.emit(t, "%s(%s)" % (self._NAMES[fn], ", ".join(a.expr for a in args)))
-
-    def to_int(self, x):
-        return self.emit("l", "int(%s)" % self._d(x).expr)
-
-    def to_double(self, i):
-        i = self._typed(i, "l")
-        assert i.t == "l"
-        return self.emit("d", "float(%s)" % i.expr)
+    def int_literal(self, c):
+        return "(%d)" % c if c < 0 else "%d" % c
 
     def masked(self, mask, fn, args, fills):
         """Python branches: ``fn`` runs only where ``mask`` holds (the huge-argument
@@ -1355,7 +1334,7 @@ class PyKit(CKit):
         self.lines.append("else:")
         self.lines += ["    %s = %s" % (nm, self.coerce(f, o.t).expr)
                        for nm, o, f in zip(names, outs, fills)]
-        return tuple(PyVal(self, nm, o.t) for nm, o in zip(names, outs))
+        return tuple(CVal(self, nm, o.t) for nm, o in zip(names, outs))
 
     def table(self, name, values, idx):
         pname = "T_" + name
@@ -1369,7 +1348,7 @@ def _py_entry(fname, fn, nargs):
     tables: dict = {}
     kit = PyKit(tables)
     names = ["x", "y"][:nargs]
-    res = kit.coerce(fn(kit, *[PyVal(kit, nm, "d") for nm in names]), "d")
+    res = kit.coerce(fn(kit, *[CVal(kit, nm, "d") for nm in names]), "d")
     src = ("def %s(%s):\n" % (fname, ", ".join(names)) +
            "".join("    %s = float(%s)\n" % (nm, nm) for nm in names) +
            "".join("    %s\n" % ln for ln in kit.lines) + "    return %s\n" % res.expr)

@@ -58,8 +58,8 @@ from nessie.diagnostics import InternalError
 from nessie.types import typed_ast as T
 from nessie.types.printer import print_typed
 from nessie.types.types import (INT, Scheme, TData, TFun, TPair, TSeq, TVar, Type, TBase,
-                                default_vars, free_vars, grounding, replaces, subst_type,
-                                type_to_str)
+                                datatype_names, default_vars, free_vars, grounding, replaces,
+                                subst_type, type_to_str)
 
 __all__ = ["monomorphise", "MonoProgram", "Monomorphiser", "print_mono", "check_mono",
            "instance_name", "function_paths"]
@@ -159,23 +159,6 @@ _OPERATOR_WORDS = {"+": "plus", "-": "minus", "*": "times", "/": "div", "^": "po
                    "||": "pad"}
 
 
-def _datatypes(t: Type) -> set:
-    """The names of the datatypes a type mentions."""
-    out, todo = set(), [t]
-    while todo:
-        x = todo.pop()
-        if isinstance(x, TData):
-            out.add(x.name)
-            todo += list(x.args)
-        elif isinstance(x, TPair):
-            todo += [x.fst, x.snd]
-        elif isinstance(x, TSeq):
-            todo.append(x.elem)
-        elif isinstance(x, TFun):
-            todo += [x.arg, x.result]
-    return out
-
-
 def _rename_type(t: Type, ren: dict) -> Type:
     if isinstance(t, TData):
         return TData(ren.get(t.name, t.name), tuple(_rename_type(a, ren) for a in t.args))
@@ -251,7 +234,7 @@ class _Mono:
             b = len(self.members)
             self.members.append([(fd, v)])
             self.bound_data.append({d: self.data_defs.get(d, 0)
-                                    for d in _datatypes(fd.scheme.type)})
+                                    for d in datatype_names(fd.scheme.type)})
             self.binding[fd.name] = b
         self.defs[fd.name] = (fd, v)
         called = {n.name for n in T.iter_nodes(fd.body)

@@ -45,7 +45,7 @@ from nessie.types.builtins import BINARY_OPERATORS, BUILTIN_SCHEMES, CONSTANT_TY
 from nessie.types.convert import check_context, resolve_type_expr
 from nessie.types.types import (BOOL, CHAR, FLOAT, INT, STRING, Namer, Scheme, TBase, TData,
                                 TFun, TPair, TSeq, TVar, Type, class_meet, class_subset,
-                                default_vars, free_vars, in_class, subst_type, type_to_str)
+                                datatype_names, default_vars, free_vars, in_class, subst_type, type_to_str)
 
 #: the id of the first type variable of a program: the ids below are the builtin schemes'
 #: (``nessie.types.convert`` numbers those from 0)
@@ -782,20 +782,7 @@ def _param_refs(body):
 
 def _mentions(t, name: str) -> bool:
     """Does the type ``t`` mention the datatype ``name``?"""
-    todo = [t]
-    while todo:
-        x = todo.pop()
-        if isinstance(x, TData):
-            if x.name == name:
-                return True
-            todo += list(x.args)
-        elif isinstance(x, TPair):
-            todo += [x.fst, x.snd]
-        elif isinstance(x, TSeq):
-            todo.append(x.elem)
-        elif isinstance(x, TFun):
-            todo += [x.arg, x.result]
-    return False
+    return name in datatype_names(t)
 
 
 def _datatype_shape(info: DataInfo, classes) -> tuple:

@@ -56,6 +56,23 @@ class TData:
         return self.name + (f"({', '.join(map(repr, self.args))})" if self.args else "")
 
 
+def datatype_names(t: "Type") -> set:
+    """The names of the datatypes a type mentions."""
+    out, todo = set(), [t]
+    while todo:
+        x = todo.pop()
+        if isinstance(x, TData):
+            out.add(x.name)
+            todo += list(x.args)
+        elif isinstance(x, TPair):
+            todo += [x.fst, x.snd]
+        elif isinstance(x, TSeq):
+            todo.append(x.elem)
+        elif isinstance(x, TFun):
+            todo += [x.arg, x.result]
+    return out
+
+
 def display_name(name: str) -> str:
     """A datatype's name as the source spells it: one defined again at another type is
     ``name~k`` inside the compiler (``nessie.mono``), printed ``name``."""
