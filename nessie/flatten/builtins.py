@@ -401,7 +401,7 @@ def dist(fl, e, av, nv, ctx):
     _length_check(fl, lens, ctx, _loc(e), lifted=True)
     sd = R.make_sd(b, lens)
     total = b.bind(ir.Length(R.ids_of(sd)), INT, "tot")
-    segids = b.bind(R.ids_of(sd), VecT(INT), "segid")
+    segids = R.ids_of(sd)
     data = _at_instances(fl, av, segids, total, ctx, elem)
     return L(R.Seg(sd, data), None)
 

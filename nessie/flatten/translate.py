@@ -822,7 +822,7 @@ class Flattener:
             self.B._check_same_lengths(b, sd0, sd, ctx, loc,
                                        MSG_LENGTH)
         total = b.bind(ir.Length(R.ids_of(sd0)), INT, "tot")
-        segids = b.bind(R.ids_of(sd0), VecT(INT), "segid")
+        segids = R.ids_of(sd0)
         inner = Ctx(total)
         env2 = reindex_env(b, env, segids, total)
         for g, (sd, data) in zip(e.gens, segs):

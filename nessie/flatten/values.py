@@ -101,7 +101,7 @@ def reindex_env(b: Builder, env: dict, p: ir.Exp, n: ir.Exp) -> dict:
             return v
         if isinstance(v, VT):
             return VT(go(v.fst), go(v.snd))
-        key = v.map.name if isinstance(v.map, ir.Var) else None
+        key = v.map
         if key not in memo:
             memo[key] = compose(b, v.map, p, n)
         return L(v.rep, memo[key])
