@@ -102,6 +102,27 @@ if (atomic_min(err, site) > site) { err[1 + 2 * site] = i > 2147483647L ? 214748
 return 0;"""
 
 
+def _overflows_between(e: AExpr) -> bool:
+    """Whether ``e`` divides a product of variables (a position-dependent array's row offset
+    ``(i * i - i) / 2``) that the ranges of its variables do not keep within ``int``: such a
+    numerator can pass ``INT_MAX`` while the index itself, and the array, are in range (a
+    triangle of 46,400 rows, 1.08e9 elements, overflowed), so the expression is computed in
+    ``long``."""
+    def product(n) -> bool:
+        return isinstance(n, A.Pow) or (isinstance(n, A.Prod) and
+                                        sum(not isinstance(f, A.Cst) for f in n.factors) >= 2)
+
+    def fits(x) -> bool:
+        try:
+            lo, hi = A.int_bounds(x)
+        except (ZeroDivisionError, ValueError, TypeError):
+            return False
+        return lo >= -INT_MAX - 1 and hi <= INT_MAX
+    return any(isinstance(n, (A.Div, A.Mod)) and any(product(m) for m in A.iter_nodes(n.a))
+               and not all(fits(m) for m in A.iter_nodes(n.a))
+               for n in A.iter_nodes(e))
+
+
 def c_literal(l: Literal) -> str:
     if isinstance(l.type, VectorType):
         return f"({c_type_name(l.type)})({l.value})"
@@ -244,6 +265,8 @@ class CodeGen:
                 raise self.error(f"the index or size expression {A.to_text(_unchecked(e))} has the constant {v}, "
                                  f"beyond the int arithmetic of the kernels")
         try:
+            if _overflows_between(e):
+                return f"(int)({A.to_c(e, self.var_name, self.lookup_text, wide=True)})"
             return A.to_c(e, self.var_name, self.lookup_text)
         except ValueError as ex:
             raise self.error(str(ex))

@@ -382,9 +382,79 @@ def check_sizes(kernel: CompiledKernel, sizes: Mapping[str, int]) -> None:
         try:
             v = A.evaluate(c.expr, env)
         except KeyError:
+            _check_every_row(c, env, span)
             continue
         except ZeroDivisionError:
             raise LiftCompileError(f"{c.message}: division by zero (with {_env_text(env)})", c.span or span)
         if c.violated(v):
             raise LiftCompileError(f"{c.message} (with {_env_text(env)})", c.span or span)
     check_lengths(kernel.typed, env, span)
+
+
+#: the most rows (values of the loop variables together) a constraint is checked for, one by one
+MAX_ROWS_CHECKED = 1 << 24
+
+
+def _check_every_row(c, env: Mapping[str, int], span) -> None:
+    """A constraint that depends on loop variables (a position-dependent array's row length
+    ``i + 1`` split by 2, sliced or windowed) holds for every row: checked for each value of
+    those variables in their ranges, once the sizes are known (it was skipped, and kernels
+    read and wrote outside their buffers).  Constraints over an ``iterate``'s sizes (opaque
+    variables) are checked per iteration where the iterate is built; those that read memory
+    (``splitOffsets``' rows) by the kernel's bounds checks."""
+    unknown = [v for v in A.free_vars(c.expr)
+               if isinstance(v, A.Var) and v not in env and v.name not in env]
+    if not unknown or any(v.opaque for v in unknown):
+        return
+    try:
+        _rows(c, dict(env), sorted(unknown, key=lambda v: (v.name, v.uid)), 0, span)
+    except _TooManyRows:
+        raise LiftCompileError(f"{c.message}: it cannot be checked for each of more than "
+                               f"{MAX_ROWS_CHECKED} rows (with {_env_text(env)})", c.span or span)
+    except KeyError:
+        return
+    except ZeroDivisionError:
+        raise LiftCompileError(f"{c.message}: division by zero for some row (with {_env_text(env)})",
+                               c.span or span)
+
+
+class _TooManyRows(Exception):
+    pass
+
+
+def _rows(c, env: dict, loops: list, count: int, span) -> int:
+    """Check ``c`` for every value of the variables ``loops`` (the last one vectorised), the
+    outer ones bound in ``env``; the bounds of a variable may use those bound before it."""
+    import numpy as np
+    pending = [v for v in loops if v not in env]
+    ready = [v for v in pending if all(w in env or w.name in env or w not in pending
+                                       for w in A.free_vars(v.lo) | A.free_vars(v.hi))]
+    if not ready:
+        raise KeyError("row bounds")
+    var = ready[0]
+    lo, hi = A.evaluate(var.lo, env), A.evaluate(var.hi, env)
+    if hi < lo:
+        return count
+    rest = [v for v in pending if v is not var]
+    if not rest:
+        count += hi - lo + 1
+        if count > MAX_ROWS_CHECKED:
+            raise _TooManyRows()
+        vals = A.evaluate_all(c.expr, env, var, np.arange(lo, hi + 1, dtype=np.int64))
+        bad = np.flatnonzero(vals != 0 if c.kind == "zero" else (vals < 0 if c.kind == "nonneg" else vals == 0))
+        if bad.size:
+            rows = {**{k.name if isinstance(k, A.Var) else k: x for k, x in env.items()}, var.name: int(lo + bad[0])}
+            row = ", ".join(f"{k}={x}" for k, x in rows.items() if isinstance(k, str) and k in {v.name for v in loops})
+            raise LiftCompileError(f"{c.message} (row {row}: with "
+                                   f"{_env_text({k: x for k, x in rows.items() if k not in {v.name for v in loops}})})",
+                                   c.span or span)
+        return count
+    for x in range(lo, hi + 1):
+        count += 1
+        if count > MAX_ROWS_CHECKED:
+            raise _TooManyRows()
+        env[var] = x
+        count = _rows(c, env, loops, count, span)
+    del env[var]
+    return count
+

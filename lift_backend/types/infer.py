@@ -678,6 +678,21 @@ def infer_program(program: Program) -> TypedProgram:
     return run_deep(lambda: _infer_program(program))
 
 
+def _rows_not_negative(inf: "_Inferer", t: Type, name: str) -> None:
+    """The row lengths of a position-dependent array parameter (``[i -> [float](3 - i)]N``)
+    must not be negative for any row: required as ``partition``'s are, checked for every row
+    once the sizes are known where it cannot be shown (a negative row made the input-length
+    check accept too few elements, and the kernel read past the buffer)."""
+    if isinstance(t, ArrayType):
+        if any(not v.opaque for v in A.free_vars(t.length)):
+            inf.at_least(f"parameter {name}", t.length, A.ZERO,
+                         "a row length must not be negative")
+        _rows_not_negative(inf, t.elem, name)
+    elif isinstance(t, TupleType):
+        for e in t.elems:
+            _rows_not_negative(inf, e, name)
+
+
 def _infer_program(program: Program) -> TypedProgram:
     program = freshen(program)
     inf = _Inferer()
@@ -688,6 +703,7 @@ def _infer_program(program: Program) -> TypedProgram:
             raise LiftTypeError(f"program {program.name}: parameter {p.name} has no type", program.span)
         env[p.name] = p.type
         inf.types[id(p)] = p.type
+        _rows_not_negative(inf, p.type, p.name)
     inf.expr(program.body, env)
     return TypedProgram(
         program=program,
