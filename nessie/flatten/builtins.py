@@ -490,25 +490,56 @@ def range_(fl, sv, ev, stv, ctx, loc):
 
 
 def append(fl, e, av, bv, ctx):
+    return append_all(fl, [av, bv], ctx)
+
+
+def append_all(fl, vals: list, ctx):
+    """``vals[0] ++ vals[1] ++ ...`` (a chain of appends, ``translate.tr_Call``) in one pass
+    over the result: instance ``k``'s element at ``pos`` comes from the first operand whose
+    running length passes ``pos``.  The operands are read where they are (``_append_operand``)."""
     b = fl.b
-    if ctx is None or (is_uniform(av) and is_uniform(bv)):
-        return U(R.concat(b, [uniform_rep(av), uniform_rep(bv)]))
-    ty = e.fun_type.arg.fst
-    ra = materialise(b, av, ctx, fl.tm, ty)
-    rb = materialise(b, bv, ctx, fl.tm, ty)
-    sda, sdb = _seg_sd(ra), _seg_sd(rb)
-    la, lb = R.lens_of(sda), R.lens_of(sdb)
-    lens = R.map_vec(b, R.p("add", R.idx(la, I), R.idx(lb, I)), ctx.n, INT, "alen")
+    if ctx is None or all(is_uniform(v) for v in vals):
+        return U(R.concat(b, [uniform_rep(v) for v in vals]))
+    ops = [_append_operand(fl, v) for v in vals]
+    total_len = ops[0][0](I)
+    for ln, _, _ in ops[1:]:
+        total_len = R.p("add", total_len, ln(I))
+    lens = R.map_vec(b, total_len, ctx.n, INT, "alen")
     sd = R.make_sd(b, lens)
     total = b.bind(ir.Length(R.ids_of(sd)), INT, "tot")
     k = R.idx(R.ids_of(sd), I)
     pos = R.p("sub", I, R.idx(R.offs_of(sd), k))
-    ina = R.p("lt", pos, R.idx(la, k))
-    which = R.map_vec(b, ir.If(ina, R.c_int(0), R.c_int(1)), total, INT, "aw")
-    src = R.map_vec(b, ir.If(ina, R.p("add", R.idx(R.offs_of(sda), k), pos),
-                             R.p("add", R.idx(R.offs_of(sdb), k), R.p("sub", pos, R.idx(la, k)))),
-                    total, INT, "as")
-    return L(R.Seg(sd, R.combine(b, which, src, total, [_seg_data(ra), _seg_data(rb)])), None)
+    starts = [R.c_int(0)]                       # where each operand starts in instance k's result
+    for ln, _, _ in ops[:-1]:
+        starts.append(ln(k) if len(starts) == 1 else R.p("add", starts[-1], ln(k)))
+    w = R.c_int(len(ops) - 1)
+    for j in range(len(ops) - 2, -1, -1):
+        w = ir.If(R.p("lt", pos, starts[j + 1]), R.c_int(j), w)
+    which = R.map_vec(b, w, total, INT, "aw")
+    wk = R.idx(which, I)
+    srcs = [R.p("add", off(k), pos if j == 0 else R.p("sub", pos, starts[j]))
+            for j, (_, off, _) in enumerate(ops)]
+    src = R.map_vec(b, R._select_chain(wk, srcs), total, INT, "as")
+    return L(R.Seg(sd, R.combine(b, which, src, total, [d for _, _, d in ops])), None)
+
+
+def _append_operand(fl, v):
+    """An operand of a lifted ``++`` as ``(length(k), offset(k), data)``: instance ``k``'s
+    sequence is ``data[offset(k) : offset(k) + length(k)]`` (GPU expressions of ``k``).  It is
+    read where it is, never copied first: a uniform sequence is the same elements for every
+    instance (offset 0), and a lifted one read through an index map (an element of a nested
+    sequence, ``s[i]``; a value entering a branch or an inner apply-to-each) is segment
+    ``map[k]`` of its descriptor."""
+    b = fl.b
+    if is_uniform(v):
+        rep = uniform_rep(v)
+        n = b.bind(R.length(b, rep), INT, "n")
+        return (lambda k: n), (lambda k: R.c_int(0)), rep
+    r = v.rep
+    sd = _seg_sd(r)
+    inst = (lambda k: k) if v.map is None else (lambda k: R.idx(v.map, k))
+    return ((lambda k: R.idx(R.lens_of(sd), inst(k))),
+            (lambda k: R.idx(R.offs_of(sd), inst(k))), _seg_data(r))
 
 
 def _seg_sd(r):

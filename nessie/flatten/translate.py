@@ -601,6 +601,10 @@ class Flattener:
         return self.tr(e.body, env2, ctx)
 
     def tr_Call(self, e, env, ctx):
+        if ctx is not None and e.kind == T.BUILTIN and e.name in ("++", "append"):
+            parts = _append_chain(e)
+            if len(parts) > 2:              # a ++ b ++ c: one pass, no intermediate sequence
+                return self.B.append_all(self, self.tr_siblings(parts, env, ctx), ctx)
         argv = self.tr(e.arg, env, ctx)
         if e.kind == T.USER:
             return self.call_user(e, argv, ctx, env)
@@ -1001,6 +1005,16 @@ def _node_safe(nd, safe_funs) -> bool:
     if isinstance(nd, T.ApplyToEach):
         return len(nd.gens) == 1        # several generators: their lengths may differ
     return isinstance(nd, _SAFE_NODES)
+
+
+def _append_chain(e) -> list:
+    """The operands of a chain of appends, ``(a ++ b) ++ c`` or ``a ++ (b ++ c)``: ``[a, b, c]``
+    (appending is associative and never fails, and the operands are evaluated in this order
+    either way)."""
+    if (isinstance(e, T.Call) and e.kind == T.BUILTIN and e.name in ("++", "append")
+            and isinstance(e.arg, T.Pair)):
+        return _append_chain(e.arg.fst) + _append_chain(e.arg.snd)
+    return [e]
 
 
 def _pair_leaves(e) -> list:

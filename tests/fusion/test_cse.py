@@ -144,8 +144,9 @@ qsort([5, 3, 9, 1, 5, 7, 2]);"""
     raw = lifted(translate_only(vals["mono"]).program)     # before the flattener's CSE
     flat = lifted(vals["lcu"].program)
     fused = lifted(vals["lcu-fused"].flat.program)
-    # three descriptors of the same lengths (one per filter): one
-    assert raw.count("make_sd(glen") == 6 and flat.count("make_sd(glen") == 4
+    # three descriptors of the same lengths (one per filter): one (the others are the
+    # gathers of the instances' sequences into contiguous segments)
+    assert raw.count("make_sd(glen") == 4 and flat.count("make_sd(glen") == 2
     # segment ids are read in the kernels (``seg_ids(sd)[i]``), never bound as a vector
     assert "seg_ids(sd" in fused
     assert raw.count("= seg_ids(") == flat.count("= seg_ids(") == fused.count("= seg_ids(") == 0
