@@ -308,6 +308,11 @@ class RegionShapes:
         for k, b in enumerate(binds):
             for j, p in enumerate(b.params):
                 self.defs[p.name] = (k, j)
+        #: shapes already found, by (question, expression): the analysis follows definitions
+        #: back through the region, and without this a deeply nested literal (300 levels of
+        #: ``[[...]]``) asked the same questions again at every level (fusion took minutes)
+        self._memo: dict = {}
+        self._views: dict = {}
 
     def _single_def(self, name):
         d = self.defs.get(name)
@@ -318,6 +323,12 @@ class RegionShapes:
 
     # CPU expressions ----------------------------------------------------------------------
     def int_shape(self, e: ir.Exp) -> Shape:
+        key = ("int_shape", e)
+        if key not in self._memo:
+            self._memo[key] = self._int_shape(e)
+        return self._memo[key]
+
+    def _int_shape(self, e: ir.Exp) -> Shape:
         if isinstance(e, ir.Const):
             return Known(e.value)
         if isinstance(e, ir.Length):
@@ -331,6 +342,12 @@ class RegionShapes:
         return IntOf(value_exp(e))
 
     def len_shape(self, e: ir.Exp) -> Shape:
+        key = ("len_shape", e)
+        if key not in self._memo:
+            self._memo[key] = self._len_shape(e)
+        return self._memo[key]
+
+    def _len_shape(self, e: ir.Exp) -> Shape:
         if isinstance(e, ir.SegVec):
             sd = self.sd_shape(e.sd)
             return self.elems(sd) if e.field == "ids" else self.segs(sd)
@@ -348,6 +365,12 @@ class RegionShapes:
         return LenOf(value_exp(e))
 
     def sd_shape(self, e: ir.Exp) -> Shape:
+        key = ("sd_shape", e)
+        if key not in self._memo:
+            self._memo[key] = self._sd_shape(e)
+        return self._memo[key]
+
+    def _sd_shape(self, e: ir.Exp) -> Shape:
         if isinstance(e, ir.Var):
             d = self._single_def(e.name)
             if d:
@@ -393,7 +416,10 @@ class RegionShapes:
     def run_view(self, k: int) -> KernelShapes:
         """The kernel-level analysis of run ``k``'s SOAC, its parameters seen through the
         run's arguments (no kernel-scope symbols: unresolved means unknown)."""
-        return _RunView(self, self.run_soacs[k][1])
+        v = self._views.get(k)
+        if v is None:
+            v = self._views[k] = _RunView(self, self.run_soacs[k][1])
+        return v
 
     def iteration(self, k: int):
         """Iteration size of run node ``k`` (None if unknown)."""
@@ -408,8 +434,11 @@ class RegionShapes:
         return self.run_view(k).sd_shape(soac.sd)
 
     def result_len(self, k: int, j: int) -> Shape:
-        soac, _ = self.run_soacs[k]
-        return _result_len(soac, j, k, Scope.CPU, self.run_view(k), ResultLen(k, j))
+        key = ("result_len", k, j)
+        if key not in self._memo:
+            soac, _ = self.run_soacs[k]
+            self._memo[key] = _result_len(soac, j, k, Scope.CPU, self.run_view(k), ResultLen(k, j))
+        return self._memo[key]
 
 
 class _RunView(KernelShapes):

@@ -307,7 +307,8 @@ class _Allocator:
                 return
             if has_dest:
                 raise self.error("iterate: the result of an iterate(n >= 2) stays in its swap buffers; "
-                                 "copy it where it is needed (e.g. toGlobal(mapLcl(mapSeq(id))))")
+                                 "copy it where it is needed (e.g. toGlobal(mapSeq(id)) after it, or "
+                                 "toGlobal(mapLcl(mapSeq(id))) inside a mapWrg)")
             bufs = self.iterate_buffers(f, c, depth, info)
             # after the loop the result is behind the swapped `src` pointer
             self.of_call[id(c)] = bufs.src

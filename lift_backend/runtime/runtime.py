@@ -182,7 +182,8 @@ class Runtime:
         if gsz is None and at_least is not None:
             gsz = tuple(-(-g // l) * l for g, l in zip(at_least, lsz)) if lsz else at_least
         if gsz is None:
-            raise LiftRuntimeError("the global size is needed to launch the kernel")
+            raise LiftRuntimeError("the global size is needed to launch the kernel: give it (on the "
+                                   "command line --global G or G,G2; in Python global_size=G)")
         if at_least is not None and (len(gsz) != len(at_least) or any(g < m for g, m in zip(gsz, at_least))):
             raise LiftRuntimeError(f"the kernel was compiled for a global size of at least {at_least}, "
                                    f"not {gsz}")
