@@ -678,7 +678,7 @@ class CodeGen:
         base = {"mapLcl": "l_id", "mapWrg": "wg_id", "mapGlb": "gl_id"}[kind] + (f"{dim}" if dim else "")
         if kind in ("mapLcl", "mapGlb"):
             self.thread_vars.add(var)
-        divergent = kind != "mapWrg" and shape != "once"
+        divergent = kind != "mapWrg" and shape not in ("once", "uniform")
         nc = self.c(n)
         blk = C.Block()
         with self.inside(blk, divergent):

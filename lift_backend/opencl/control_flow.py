@@ -55,6 +55,12 @@ def loop_shape(kind: str, n: A.Expr, threads: Optional[A.Expr]) -> str:
         return "once"
     if A.prove_le(n, threads):
         return "if"
+    if kind == "mapLcl":
+        rem = A.mod(n, threads)
+        if isinstance(rem, A.Cst) and rem.value == 0:
+            # every work-item of the group runs the loop the same number of times (n / threads):
+            # a barrier inside it is reached by all of them alike
+            return "uniform"
     return "loop"
 
 

@@ -101,3 +101,22 @@ def test_run_iterate_and_high_level_patterns(runtime):
     np.testing.assert_allclose(out, 8 * x.reshape(-1, 32)[:, ::-1].reshape(-1), rtol=1e-6)
     out = runtime.run(compile_misc("highLevel"), {"x": x}, global_size=1)
     np.testing.assert_allclose(out, x.reshape(-1, 4).sum(1), rtol=1e-5)
+
+
+@pytest.mark.opencl
+def test_a_barrier_in_a_loop_every_work_item_runs_alike_is_allowed(runtime):
+    """A work-group of 8 x 2 work-items copies a 4 x 8 tile to local memory: each runs the
+    dim-1 ``mapLcl`` twice (4 rows / 2), so the barrier after each row is reached by all of
+    them alike (it was refused as divergent); with 3 rows per group it would not be (refused)."""
+    import numpy as np
+    from lift_backend import compile_program, parse
+    src = ("program p(x: [[[float]M]4]G) = mapWrg(0)(\\rows -> mapLcl(1)(\\row -> "
+           "toGlobal(mapLcl(0)(id)) $ row) o toLocal(mapLcl(1)(mapLcl(0)(id))) $ rows) $ x")
+    k = compile_program(parse(src).program("p"), global_size=(16, 2), local_size=(8, 2), sizes={"M": 8})
+    assert "for (int l_id1 = get_local_id(1); l_id1 < 4; l_id1 += get_local_size(1))" in k.source
+    x = np.arange(2 * 4 * 8, dtype=np.float32).reshape(2, 4, 8)
+    out = runtime.run(k, {"x": x}, global_size=(16, 2), local_size=(8, 2))
+    np.testing.assert_array_equal(np.asarray(out).ravel(), x.ravel())
+    with pytest.raises(LiftCompileError, match="barrier inside control flow"):
+        compile_program(parse(src.replace("]4]", "]6]")).program("p"), global_size=(16, 4),
+                        local_size=(8, 4), sizes={"M": 8})
