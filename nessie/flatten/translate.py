@@ -780,10 +780,23 @@ class Flattener:
         ranks = b.soac(ir.Scan(thunk([("i", INT)], bt), (R.c_int(0),),
                                thunk([("a", INT), ("b", INT)], R.p("add", ir.Var("a"), ir.Var("b"))),
                                ctx.n), [VecT(INT)], "rank")[0]
-        which = R.map_vec(b, ir.If(R.idx(flags, R.I), R.c_int(0), R.c_int(1)), ctx.n, INT, "which")
-        src = R.map_vec(b, ir.If(R.idx(flags, R.I), R.idx(ranks, R.I),
-                                 R.p("sub", R.I, R.idx(ranks, R.I))), ctx.n, INT, "src")
-        return L(R.combine(b, which, src, ctx.n, [rep_t, rep_f]), None)
+
+        def merged():
+            which = R.map_vec(b, ir.If(R.idx(flags, R.I), R.c_int(0), R.c_int(1)), ctx.n, INT, "which")
+            src = R.map_vec(b, ir.If(R.idx(flags, R.I), R.idx(ranks, R.I),
+                                     R.p("sub", R.I, R.idx(ranks, R.I))), ctx.n, INT, "src")
+            return L(R.combine(b, which, src, ctx.n, [rep_t, rep_f]), None)
+
+        if not _has_segments(rep_t):
+            return merged()
+        # sequences: where every instance went the same way, that branch's result is already
+        # in instance order, and the merge (a copy of every element) is skipped -- quicksort's
+        # upper levels, where no instance has finished yet
+        return self._host_if(
+            R.p("eq", nf_, R.c_int(0)), L(rep_t, None), (),
+            lambda: self._host_if(R.p("eq", nt_, R.c_int(0)), L(rep_f, None), (), merged,
+                                  e.type, ctx),
+            e.type, ctx)
 
     def branch_on(self, e, env, sel: ir.Exp, n: ir.Exp, ty) -> R.Rep:
         """Evaluate ``e`` on the sub-context selected by ``sel`` (``n`` instances), only if
@@ -1005,6 +1018,13 @@ def _node_safe(nd, safe_funs) -> bool:
     if isinstance(nd, T.ApplyToEach):
         return len(nd.gens) == 1        # several generators: their lengths may differ
     return isinstance(nd, _SAFE_NODES)
+
+
+def _has_segments(r) -> bool:
+    """Whether a representation holds a segmented array (a value with sequences in it)."""
+    if isinstance(r, R.Seg):
+        return True
+    return isinstance(r, R.Tup) and any(_has_segments(x) for x in r.items)
 
 
 def _append_chain(e) -> list:
