@@ -443,11 +443,12 @@ def _rows(c, env: dict, loops: list, count: int, span) -> int:
         vals = A.evaluate_all(c.expr, env, var, np.arange(lo, hi + 1, dtype=np.int64))
         bad = np.flatnonzero(vals != 0 if c.kind == "zero" else (vals < 0 if c.kind == "nonneg" else vals == 0))
         if bad.size:
-            rows = {**{k.name if isinstance(k, A.Var) else k: x for k, x in env.items()}, var.name: int(lo + bad[0])}
-            row = ", ".join(f"{k}={x}" for k, x in rows.items() if isinstance(k, str) and k in {v.name for v in loops})
-            raise LiftCompileError(f"{c.message} (row {row}: with "
-                                   f"{_env_text({k: x for k, x in rows.items() if k not in {v.name for v in loops}})})",
-                                   c.span or span)
+            loop_names = {v.name for v in loops}
+            named = {(k.name if isinstance(k, A.Var) else k): x for k, x in env.items()}
+            named[var.name] = int(lo + bad[0])
+            row = ", ".join(f"{k}={x}" for k, x in named.items() if k in loop_names)
+            sizes = {k: x for k, x in named.items() if k not in loop_names}
+            raise LiftCompileError(f"{c.message} (row {row}: with {_env_text(sizes)})", c.span or span)
         return count
     for x in range(lo, hi + 1):
         count += 1

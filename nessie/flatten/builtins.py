@@ -533,7 +533,7 @@ def _append_operand(fl, v):
     b = fl.b
     if is_uniform(v):
         rep = uniform_rep(v)
-        n = b.bind(R.length(b, rep), INT, "n")
+        n = R.length_var(b, rep)
         return (lambda k: n), (lambda k: R.c_int(0)), rep
     r = v.rep
     sd = _seg_sd(r)

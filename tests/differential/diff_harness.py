@@ -184,8 +184,10 @@ def compare(source: str, *, fused: bool = True, filename: str = "gen.nesl",
     return cmp
 
 
-def assert_same(source: str, *, fused: bool = True) -> Comparison:
-    cmp = compare(source, fused=fused)
+def assert_same(source: str, *, fused: bool = True, opencl: bool = False) -> Comparison:
+    """``compare`` (on OpenCL too with ``opencl``), asserting that the interpreter did not
+    crash and every backend printed what it printed; returns the comparison."""
+    cmp = compare(source, fused=fused, opencl=opencl)
     assert cmp.interp.crash is None, "reference interpreter crashed\n" + cmp.report()
     assert not cmp.mismatches(), "backends disagree\n" + cmp.report()
     return cmp
