@@ -259,6 +259,11 @@ def _power(arg, ctx):
         if x == 0:
             raise ctx.error(E.DIVIDE_BY_ZERO)
         return 1 if x == 1 else (-1 if n % 2 else 1) if x == -1 else 0
+    if abs(n) > 2 ** 53:
+        # float(n) would round an odd exponent to an even one (64-bit ints): the magnitude
+        # from |x|, the sign from n's parity, as C's pow(x, n) for an exactly odd n
+        r = fmath.py_function("expt")(abs(x), float(n))
+        return -r if n % 2 and math.copysign(1.0, x) < 0 else r
     return fmath.py_function("expt")(x, float(n))
 
 

@@ -136,6 +136,15 @@ def test_int32_wraps(tmp_path, prog, backend):
     assert (out, rc) == ("it = 2147483647 : int\nit = -2147483648 : int\n", 0)
 
 
+def test_int64_float_power_keeps_an_odd_exponents_sign(tmp_path, prog):
+    """A 64-bit exponent above 2^53 is not rounded to an even float before the power."""
+    name = prog("(-1.0) ^ max_int;\n(-1.0) ^ (max_int - 1);\n(-2.0) ^ max_int;\n"
+                "(-0.5) ^ max_int;\n{x ^ max_int : x in [-1.0, 1.0, 0.5]};\n")
+    out, _, rc = nessie("run", "--backend", "interp", "--int64", name, cwd=tmp_path)
+    assert (out, rc) == ("it = -1.0 : float\nit = 1.0 : float\nit = -inf : float\n"
+                         "it = -0.0 : float\nit = [-1.0, 1.0, 0.0] : [float]\n", 0)
+
+
 @pytest.mark.parametrize("backend", [["--backend", "interp"], []])
 def test_int64(tmp_path, prog, backend):
     """64-bit ints run on the reference interpreter (the default backend falls back to it)."""
