@@ -769,6 +769,13 @@ def sum_over(var: Var, start, stop, body, _nonneg: bool = False) -> Expr:
     if not contains(body, var):
         return mul(count, body)
     if isinstance(body, Sum):
+        tel = telescope(body.terms, var)
+        if tel is not None:
+            # sum_{var} h(var + 1) - h(var) = h(stop) - h(start)  (a balanced split's rows
+            # (c + 1) * n / p - c * n / p start at c * n / p)
+            h, rest = tel
+            return add(sub(subst(h, {var: stop}), subst(h, {var: start})),
+                       sum_over(var, start, stop, add(*rest), True))
         return add(*[sum_over(var, start, stop, t, True) for t in body.terms])
     if isinstance(body, Prod):
         free = [f for f in body.factors if not contains(f, var)]
@@ -804,6 +811,23 @@ def sum_over(var: Var, start, stop, body, _nonneg: bool = False) -> Expr:
                 inside = ite(Cond("<=", start, p), ite(Cond("<", p, stop), peeled, ZERO), ZERO)
                 return add(inside, sum_over(var, start, stop, miss, True))
     return SumOver(var, start, stop, body)
+
+
+def telescope(terms, var: Var) -> Optional[Tuple[Expr, list]]:
+    """``(h, rest)`` where ``terms`` hold ``h(var + 1)`` and ``-h(var)`` (``h`` depending on
+    ``var``) and ``rest`` are the other terms; None where no such pair is found."""
+    if len(terms) < 2:
+        return None
+    nxt = add(var, ONE)
+    for j, u in enumerate(terms):
+        if not contains(u, var):
+            continue
+        h = neg(u)
+        hp = subst(h, {var: nxt})
+        for k, t in enumerate(terms):
+            if k != j and t == hp:
+                return h, [x for m, x in enumerate(terms) if m != j and m != k]
+    return None
 
 
 def _clamp(p: Expr, lo: Expr, hi: Expr) -> Expr:

@@ -17,6 +17,7 @@ from functools import lru_cache
 from typing import Optional, Tuple
 
 from .core import (Cst, Div, Expr, IfThenElse, Lookup, Mod, Pow, Prod, Sum, SumOver, Var,
+                   contains, free_vars, subst, telescope,
                    add, c_div, div, mul, neg, pow_, sub, to_expr, ONE, ZERO, decide)
 
 INF = float("inf")
@@ -272,7 +273,27 @@ def prove_nonneg(e) -> bool:
     lo = sym_bounds(e)[0]
     if lo is not None and lo != e and num_bounds(lo)[0] >= 0:
         return True
+    if isinstance(e, Sum):
+        # h(v + 1) - h(v) + rest with h non-decreasing in the loop variable v (the row
+        # lengths (c + 1) * n / p - c * n / p of a balanced split)
+        for v in sorted((x for x in free_vars(e) if isinstance(x, Var) and not x.opaque),
+                        key=lambda x: (x.name, x.uid)):
+            tel = telescope(e.terms, v)
+            if tel is not None and _non_decreasing(tel[0], v) and prove_nonneg(add(*tel[1])):
+                return True
     return False
+
+
+def _non_decreasing(h: Expr, v: Var) -> bool:
+    """Is ``h(v + 1) >= h(v)`` for every ``v`` in its range?  A quotient by a positive divisor
+    that does not depend on ``v`` is where its dividend is (C's truncating division is
+    monotone)."""
+    if isinstance(h, Div) and not contains(h.b, v) and prove_pos(h.b):
+        return _non_decreasing(h.a, v)
+    d = sub(subst(h, {v: add(v, ONE)}), h)
+    if isinstance(d, Sum) and telescope(d.terms, v) is not None:
+        return False        # the difference does not simplify: nothing more is known
+    return prove_nonneg(d)
 
 
 def prove_nonpos(e) -> bool:

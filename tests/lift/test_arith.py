@@ -54,6 +54,12 @@ GOLDEN = [
     ("sum_{k<n} k", lambda: sum_over(k, 0, n, k), "(n * n - n) / 2"),
     ("sum_{k<n} (k + 1)", lambda: sum_over(k, 0, n, k + 1), "n + (n * n - n) / 2"),
     ("sum_{k<n} 2^k", lambda: sum_over(k, 0, n, pow_(2, k)), "pow(2, n) - 1"),
+    # telescoping: the rows (k + 1) * N / M - k * N / M of a balanced split start at k * N / M
+    ("sum_{k<M} (k+1)N/M - kN/M", lambda: sum_over(k, 0, M, (k + 1) * N // M - k * N // M), "N"),
+    ("sum_{k<l} (k+1)N/M - kN/M", lambda: sum_over(k, 0, l, (k + 1) * N // M - k * N // M),
+     "N * l_id / M"),
+    ("sum_{k<M} 1 + (k+1)N/M - kN/M", lambda: sum_over(k, 0, M, 1 + (k + 1) * N // M - k * N // M),
+     "M + N"),
     ("sum_{k=2}^{n+1} k", lambda: sum_over(k, 2, n + 2, k), "(3 * n + n * n) / 2"),
     ("sum_{k<n} 3 * k * N", lambda: sum_over(k, 0, n, 3 * k * N), "3 * N * ((n * n - n) / 2)"),
     # loop peeling of case splits
@@ -117,3 +123,14 @@ def test_immutable_and_hashable():
 def test_division_by_zero():
     with pytest.raises(ZeroDivisionError):
         i // 0
+
+
+def test_a_balanced_splits_row_lengths_are_not_negative():
+    """``(k + 1) * N / M - k * N / M`` is ``h(k + 1) - h(k)`` with ``h`` non-decreasing: never
+    negative; ``k * N / M - (k + 1) * N / M`` may be."""
+    from lift_backend.arith.ranges import prove_nonneg
+    assert prove_nonneg((k + 1) * N // M - k * N // M)
+    assert prove_nonneg((k + 1) * N // M - k * N // M + l)
+    assert not prove_nonneg(k * N // M - (k + 1) * N // M)
+    # h(k + 1) - h(k) with h decreasing in k
+    assert not prove_nonneg((N - k - 1) // M - (N - k) // M)

@@ -111,3 +111,24 @@ def test_the_cli_reports_the_failing_row_at_its_pattern(tmp_path):
     assert f"{f}:1:" in p.stderr and "must be divisible by 2 (row gl_id=0" in p.stderr
     assert "^" in p.stderr and "Traceback" not in p.stderr
     assert not (tmp_path / "o.npy").exists()
+
+
+BALANCED = ("userfun madd(acc: double, xy: (double, double)): double { return acc + xy._0 * xy._1; }\n"
+            "program p(x: [double]N, y: [double]N) =\n"
+            "  join o mapGlb(0)(\\row -> toGlobal(mapSeq(id)) o reduceSeq(madd, 0.0) $ row)\n"
+            "  o partition(P, \\c -> (c + 1) * N / P - c * N / P) $ zip(x, y)\n")
+
+
+@pytest.mark.opencl
+@pytest.mark.parametrize("n,p", [(1000, 7), (5, 7), (1, 1), (3, 5), (2 ** 20 + 1, 64), (64, 64)])
+def test_a_balanced_partition_covers_every_element_once(runtime, n, p):
+    """Rows ``(c + 1) * N / P - c * N / P`` (chunks of a reduction for any ``N``): their lengths
+    are shown not negative and their offsets ``c * N / P`` found by a telescoping sum, so the
+    rows add up to ``N`` with no check left for the run; rows may be empty (``N < P``)."""
+    k = _compile(BALANCED)
+    x = np.arange(n, dtype=np.float64)
+    y = np.linspace(-1, 1, n)
+    out = runtime.run(k, {"x": x, "y": y}, sizes={"P": p}, global_size=p)
+    bounds = [c * n // p for c in range(p + 1)]
+    want = [float(np.dot(x[a:b], y[a:b])) for a, b in zip(bounds, bounds[1:])]
+    np.testing.assert_allclose(out, want, rtol=1e-12, atol=1e-9)
