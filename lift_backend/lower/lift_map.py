@@ -1,4 +1,5 @@
-"""MAPs as Lift programs, compiled by the Lift compiler's own stages.
+"""MAPs, and the chunk pass of REDUCEs, as Lift programs, compiled by the Lift compiler's own
+stages.
 
 A λcu ``MAP {i => e using vs}`` whose thunk reads its vectors at the map's own index (``v[i]``)
 and at indices computed from loaded data (``v[e]``), and cannot otherwise fail, is the Lift
@@ -42,6 +43,11 @@ inputs), the Lift compiler writes the kernel.  The runner launches it when every
 the map's index has the map's length, and that length and those of the vectors read at computed
 indices are at most ``INT_MAX`` (Lift's kernels index with ``int``), the map's at least 1;
 otherwise it launches the checked hand-written ``map`` phase of the same SOAC.
+
+A REDUCE whose thunk qualifies (one result component, no checked primitive) and whose operator
+is a primitive with ``init`` its identity gets its chunk pass as a Lift program: balanced chunks
+``partition(P, \\c -> (c + 1) * N / P - c * N / P)`` of the zipped inputs, each folded by
+``reduceSeq(\\acc t -> op(acc, f(t)), init)`` (see :func:`_is_identity`, :func:`_reduce_functions`).
 
 What is not yet a Lift program (the hand-written phase runs): thunks that read lengths as values,
 segment ids a CPU walks, or an index or condition with a failing primitive.  An index that uses ``let``
@@ -88,7 +94,7 @@ class LiftMap:
     fills the kernel's arguments (``args``, in the kernel's order: ``("host", j)``: argument
     ``j`` of the SOAC's context (a vector's or segment field's buffer, a host scalar);
     ``("len", j)``: the length in context argument ``j``, as an ``int``; ``("out",)``;
-    ``("size",)``: the map's length; ``("err",)``/``("errbase",)``: the context's error buffer
+    ``("size",)``: the map's length; ``("chunks",)``: a REDUCE's number of chunks; ``("err",)``/``("errbase",)``: the context's error buffer
     and base, for the checks of ``arrayAccess``)."""
     program: object          # lift_backend.ir.expr.Program
     kernel: object           # lift_backend.opencl.compile.CompiledKernel
@@ -258,6 +264,74 @@ def _elementwise(body: ir.Exp, i: str, reads: dict, ats: Optional[list] = None,
 CPU_LOCAL = 256
 
 
+def _is_identity(op: ir.Thunk, init: ir.Exp, t: Type) -> bool:
+    """Whether ``init`` is an identity of the operator ``op`` (a primitive applied to its two
+    parameters) on ``t``: then folding every chunk from ``init`` gives the REDUCE's result (λcu
+    applies ``init`` once, so another one, as in ``REDUCE f (0.5) +``, would be counted once
+    per chunk).  ``+0.0`` counts for a float sum: it differs from the exact identity ``-0.0``
+    only on a chunk that sums to ``-0.0``, and the combining pass adds ``init`` again, which
+    makes such a total ``+0.0`` either way."""
+    import math
+    body = op.body
+    if not (isinstance(body, ir.PrimOp) and len(body.args) == 2 and isinstance(init, ir.Const)):
+        return False
+    if sorted(a.name if isinstance(a, ir.Var) else "" for a in body.args) != sorted(p.name for p in op.params):
+        return False
+    name, v = body.op, init.value
+    if isinstance(t, FloatT):
+        return {"add": v == 0.0, "mul": v == 1.0, "max": v == -math.inf, "min": v == math.inf}.get(name, False)
+    if isinstance(t, IntT):
+        lo, hi = -(1 << (t.width - 1)), (1 << (t.width - 1)) - 1
+        return {"add": 0, "mul": 1, "xor": 0, "or": 0, "and": -1, "max": lo, "min": hi}.get(name) == v \
+            and not isinstance(v, bool)
+    if isinstance(t, BoolT):
+        return {"or": False, "xor": False, "max": False, "and": True, "min": True}.get(name) is v
+    if isinstance(t, CharT):
+        return {"max": chr(0), "min": chr(255)}.get(name) == v
+    return False
+
+
+def _reduce_functions(kname: str, soac: ir.Reduce, main, scal: list, scal_env: dict, user_function):
+    """The user functions of a REDUCE's Lift chunks, or None where it has none: its operator
+    ``op(acc, x, scalars...)`` (one component, no failing site), its ``init`` (a user function of
+    the scalars) and the copy of a chunk's result to the output (this kernel's own ``id``: the
+    kernels of one λcu kernel build as one OpenCL program).  The thunk must have one result
+    component and no failing primitive (a reduction's element has no flag to carry)."""
+    from ..ir.builders import userfun
+    from ..types import ScalarType
+    if main[3] or len(main[2]) != 1 or len(soac.init_exps) != 1 or len(soac.op.params) != 2:
+        return None
+    t = main[2][0]
+    if not _is_identity(soac.op, soac.init_exps[0], t):
+        return None
+    lt = _lift_scalar(t)
+    if lt is None or any(p.ty != t for p in soac.op.params):
+        return None
+    names = {p.name for p in soac.op.params}
+    if not (ir.free_vars(soac.op.body) - names) <= set(scal_env):
+        return None
+    if not ir.free_vars(soac.init_exps[0]) <= set(scal_env):
+        return None
+    own = Sites()
+    gen = CGen({}, own, indent="  ")
+    try:
+        out = gen.apply(soac.op, [Val([_c_value("acc", t)], [t], t), Val([_c_value("x", t)], [t], t)],
+                        dict(scal_env))
+    except LowerError:
+        return None
+    if own.table or gen.state or len(out.types) != 1 or out.types[0] != t:
+        return None
+    st = ScalarType(lt)
+    src = "\n".join(gen.lines + [f"  return {out.exprs[0]};"])
+    op_uf = userfun(f"uf_{kname}_op", [("acc", st), ("x", st)] + [(cn, ScalarType(l)) for cn, _, l in scal],
+                    st, "\n" + src + "\n")
+    init = user_function(f"uf_{kname}_init", soac.init_exps[0], (type(t),))
+    if init is None or init[1] or init[3]:
+        return None
+    id_uf = userfun(f"uf_{kname}_id", [("x", st)], st, "\n  return x;\n")
+    return op_uf, init[0], id_uf
+
+
 def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] = None,
              strategy: str = "cpu") -> Optional[LiftMap]:
     """The MAP ``soac`` of kernel ``kname`` as a compiled Lift program, or None where it is not
@@ -273,7 +347,8 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
     strides over the elements as the hand-written loops do."""
     from .. import compile_program
     from ..errors import LiftError
-    from ..ir.builders import lam, mapGlb, program, toGlobal, toPrivate, userfun, zip_
+    from ..ir.builders import (id_, join, lam, mapGlb, mapSeq, partition, program, reduceSeq,
+                               toGlobal, toPrivate, userfun, zip_)
     from ..ir.expr import FunCall
     from ..ir.patterns import At, AtIf, FailIf, Generate, Get
     from ..types import ArrayType, ScalarType, TupleType, c_type_name
@@ -432,6 +507,11 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
     main = user_function(f"uf_{kname}", body, (IntT, FloatT, BoolT, CharT), several=True)
     if main is None:
         return None
+    reduce_parts = None
+    if isinstance(soac, ir.Reduce):
+        reduce_parts = _reduce_functions(kname, soac, main, scal, scal_env, user_function)
+        if reduce_parts is None:
+            return None
     pack = None
     if main[3]:
         # the results without the flags (the map's element), as one value: a user function of
@@ -466,6 +546,7 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
         guard_funs.append(g)
 
     N = size_var("N")
+    PV = size_var("P")          # a REDUCE's number of chunks
     vec_names = [name for name, _, _ in ins if name != INDEX]
     elem_of = {name: e for name, e, _ in ins if name != INDEX}
     lens = {name: N for name in vec_names}          # the vectors read at the map's index
@@ -538,13 +619,29 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
         else:
             fn = lam(lambda t: apply_main(lambda k: FunCall(Get(k), (t,))), ["t"])
             data = zip_(*vs)
-        return mapGlb(toGlobal(fn))(data)
+        if reduce_parts is None:
+            return mapGlb(toGlobal(fn))(data)
+        # a REDUCE's chunks: work-item c folds the balanced chunk c * N / P .. (c + 1) * N / P
+        # of the zipped inputs from init, mapping each element through the thunk
+        op_uf, init_uf, id_uf = reduce_parts
+
+        def elem(t):
+            return apply_main((lambda k: t) if len(vs) == 1 else (lambda k: FunCall(Get(k), (t,))))
+        fold = reduceSeq(lam(lambda acc, t: FunCall(op_uf, (acc, elem(t)) + tuple(ss)), ["acc", "t"]),
+                         FunCall(toPrivate(init_uf), tuple(ss)))
+        rows = partition(PV, lambda c: A.sub(A.div(A.mul(A.add(c, 1), N), PV), A.div(A.mul(c, N), PV)))
+        chunk = lam(lambda row: toGlobal(mapSeq(id_uf))(fold(row)), ["row"])
+        return join()(mapGlb(chunk)(rows(data)))
 
     prog = program(f"{kname}_lift", vec_params + sc_params, body_of)
     if uses[0] > MAX_ACCESSES:
         return None
     try:
-        launch = {"global_size": A.add(N, CPU_LOCAL - 1)} if strategy == "cpu" else {}
+        if reduce_parts is not None:
+            # one work-item per chunk on a CPU (the mapGlb an if); strided over them on a GPU
+            launch = {"global_size": PV, "local_size": 1} if strategy == "cpu" else {}
+        else:
+            launch = {"global_size": A.add(N, CPU_LOCAL - 1)} if strategy == "cpu" else {}
         kern = compile_program(prog, error_base=True, soa_output=True, **launch)
     except LiftError:
         # a limit of the Lift compiler (a user function too deep, ...): the hand-written phase
@@ -558,7 +655,8 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
         if kp.kind == "output":
             args.append(("out", sum(a[0] == "out" for a in args)))
         elif kp.kind == "size":
-            args.append(("size",) if kp.name == "N" else ("len", where[len_of[kp.name]][1]))
+            args.append(("size",) if kp.name == "N" else ("chunks",) if kp.name == "P"
+                        else ("len", where[len_of[kp.name]][1]))
         elif kp.kind == "errors":
             args.append(("err",))
         elif kp.kind == "errbase":
@@ -566,5 +664,10 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
         elif kp.name in byname:
             args.append(byname[kp.name])
         else:   # pragma: no cover - a lowering bug
-            raise LowerError(f"the Lift kernel of {kname} has an unexpected parameter {kp}")
+            raise LowerError(f"the Lift kernel of {kname} has an unexpected parameter {kp}\n{file_text_of(prog)}")
     return LiftMap(prog, kern, tuple(where[name][1] for name, _, _ in ins if name != INDEX), tuple(args))
+
+
+def file_text_of(prog) -> str:
+    from ..syntax import file_text
+    return file_text([prog])

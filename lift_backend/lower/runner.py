@@ -475,14 +475,24 @@ class OpenCLRunner:
             if len(self._events) >= 4096:
                 self._collect_events()
 
-    def _launch_lift(self, kern: Any, lm: Any, host: list, n: int, outs: list) -> None:
-        """Launch a MAP's Lift kernel (``host``: the SOAC's context arguments)."""
+    @staticmethod
+    def _lift_fits(lm: Any, ctx: list, n: int) -> bool:
+        """Whether a SOAC's Lift kernel serves this launch: the inputs read at the element's
+        index have its length ``n``, ``0 < n`` and every length fits the kernel's ``int``s."""
+        return 0 < n <= _INT_MAX - 1024 and all(int(ctx[j]) == n for j in lm.inputs) \
+            and all(int(ctx[a[1]]) <= _INT_MAX for a in lm.args if a[0] == "len")
+
+    def _launch_lift(self, kern: Any, lm: Any, host: list, n: int, outs: list, chunks: int = 0) -> None:
+        """Launch a SOAC's Lift kernel (``host``: the SOAC's context arguments; ``chunks``: a
+        REDUCE's number of chunks, one work-item each)."""
         args: list = []
         for a in lm.args:
             if a[0] == "out":
-                args.append(outs[a[1]].buf)
+                args.append(outs[a[1]])
             elif a[0] == "size":
                 args.append(np.int32(n))
+            elif a[0] == "chunks":
+                args.append(np.int32(chunks))
             elif a[0] == "len":
                 args.append(np.int32(host[a[1]]))
             elif a[0] == "err":
@@ -491,7 +501,9 @@ class OpenCLRunner:
                 args.append(host[-1])
             else:
                 args.append(host[a[1]])
-        if self.c.strategy == "cpu":
+        if chunks:
+            self.launch(kern, chunks, args, local=1 if self.c.strategy == "cpu" else 0)
+        elif self.c.strategy == "cpu":
             # at least one work-item per element: the kernel's mapGlb is an ``if`` (lift_map.py)
             from .lift_map import CPU_LOCAL
             self.launch(kern, n, args, local=CPU_LOCAL)
@@ -791,14 +803,13 @@ class OpenCLRunner:
         if isinstance(s, ir.Map):
             outs = [self.new_vec(n, dt) for dt in tau]
             lm = ls.info.get("lift")
-            if lm is not None and 0 < n <= _INT_MAX - 1024 and all(int(ctx[j]) == n for j in lm.inputs) \
-                    and all(int(ctx[a[1]]) <= _INT_MAX for a in lm.args if a[0] == "len"):
+            if lm is not None and self._lift_fits(lm, ctx, n):
                 # the kernel the Lift compiler wrote (lift_map.py): the inputs read at the map's
                 # index are in bounds; its subscripts at computed indices (arrayAccess) are
                 # checked and report the SOAC's sites; a CPU runs one element a work-item in
                 # work-groups of lift_map.CPU_LOCAL (the kernel's mapGlb an if), a GPU strides as
                 # the hand-written loops do
-                self._launch_lift(K("lift"), lm, ctx, n, outs)
+                self._launch_lift(K("lift"), lm, ctx, n, [o.buf for o in outs])
                 return outs
             self.launch(K("map"), G, ctx + [L(n)] + [o.buf for o in outs])
             return outs
@@ -817,8 +828,13 @@ class OpenCLRunner:
             if isinstance(s, ir.SegReduce):
                 self.launch(K("init"), min(sd.count, self.map_items), ctx + [L(sd.count)] + [o.buf for o in outs])
             strided = bool(P) and self.c.strategy == "gpu" and ls.info.get("strided")
+            lm = ls.info.get("lift")
             if strided:
                 self.launch(K("strided"), P, ctx + [L(n), L(P)] + parts)
+            elif P and lm is not None and self._lift_fits(lm, ctx, n):
+                # the chunks the Lift compiler wrote (lift_map.py): balanced chunks of the
+                # zipped inputs, one work-item each
+                self._launch_lift(K("lift"), lm, ctx, n, parts, chunks=P)
             elif P:
                 self.launch(K("chunks"), P, ctx + [L(n), L(P)] + parts + ([pstart] if seg else []) +
                             ([o.buf for o in outs] if isinstance(s, ir.SegReduce) else []))

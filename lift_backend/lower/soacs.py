@@ -413,6 +413,14 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
                             "split(ceil(n/P))) $ generate(n)" if seg else
                             "mapGlb(0)(toGlobal(reduceSeq(op)) o split(ceil(n/P))) $ generate(n)"),
                  p1_params, p1)
+        if isinstance(soac, ir.Reduce):
+            # the chunks are also a Lift program where lift_map.py can build one (the runner
+            # launches it where the inputs read at the element's index have its length)
+            from .lift_map import lift_map
+            lm = lift_map(kname, soac, tenv, ctx, sites, strategy)
+            if lm is not None:
+                b.phases.append(Phase(lm.name, lm.text(), lm.kernel.source, compiled=True))
+                info["lift"] = lm
 
         # phase 2: one work-item combines the chunk results in order
         def p2(gen):

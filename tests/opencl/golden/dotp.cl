@@ -120,6 +120,38 @@ kernel void v_KF2_0_chunks(
   }
 }
 
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+
+double uf_v_KF2_0_init() {
+  return (0.0);
+}
+
+double uf_v_KF2_0(double x0, double x1) {
+  double t1 = (x0 * x1);
+  return t1;
+}
+
+double uf_v_KF2_0_op(double acc, double x) {
+  double t1 = (acc + x);
+  return t1;
+}
+
+double uf_v_KF2_0_id(double x) {
+  return x;
+}
+
+kernel void v_KF2_0_lift(const global double* restrict v0, const global double* restrict v1, global double* out, int N, int P) {
+  {
+    int gl_id = get_global_id(0);
+    double v2 = uf_v_KF2_0_init();
+    double acc1 = v2;
+    for (int i = 0; i < (int)((((long)N) + ((long)N) * ((long)gl_id)) / ((long)P) - ((long)N) * ((long)gl_id) / ((long)P)); i += 1) {
+      acc1 = uf_v_KF2_0_op(acc1, uf_v_KF2_0(v0[(int)(((long)i) + ((long)N) * ((long)gl_id) / ((long)P))], v1[(int)(((long)i) + ((long)N) * ((long)gl_id) / ((long)P))]));
+    }
+    out[gl_id] = uf_v_KF2_0_id(acc1);
+  }
+}
+
 kernel void v_KF2_0_carry(
     const int v_n2_0,
     global const double* restrict v_v0,

@@ -1,0 +1,195 @@
+"""REDUCEs whose chunks the Lift compiler writes (lift_backend/lower/lift_map.py): the chunk
+phase is the Lift program
+
+    join o mapGlb(0)(toGlobal(mapSeq(id)) o reduceSeq(\\acc t -> op(acc, f(t)), init))
+      o partition(P, \\c -> (c + 1) * N / P - c * N / P) $ zip(inputs)
+
+(balanced chunks of any length ``N``, row offsets ``c * N / P`` found by the Lift compiler's
+telescoping sums).  Which REDUCEs become Lift programs, that the printed program parses and
+compiles to the kernel the runner launches, that it is what runs, and that results and runtime
+errors equal the numpy runner's on every size around the chunking."""
+import numpy as np
+import pytest
+
+from lambda_cu.errors import MSG_BOUNDS, MSG_DIV0
+from lambda_cu.ir import Index, Program, Reduce, Scan, Tuple
+from lambda_cu.types import BOOL, CHAR, FLOAT, INT, INT64
+from lift_backend import compile_program, parse
+from lift_backend.lower import print_lift
+from lift_backend.lower.runner import OpenCLRunner
+
+from .ocl_helpers import (BIG, FLOAT_SUM_RTOL, ODD_SIZES, L, VecT, check, const, kernel, length,
+                          op2, prim, th, var)
+
+pytestmark = pytest.mark.opencl
+
+i = var("i")
+
+
+def reductions():
+    """One kernel of REDUCEs: a dot product (floats), a wrapping int sum of a scaled input, a
+    max with its identity, an ``or`` of a comparison (bool), a max of chars (codes above 127
+    compare unsigned), a long sum over the index space, and a sum of a gather (a subscript at a
+    computed index, checked with its own site)."""
+    xs, ys, ps = var("xs"), var("ys"), var("ps")
+    dot = Reduce(th(("i", INT), prim("mul", Index(xs, i), Index(ys, i))), (const(0.0),),
+                 op2("add", FLOAT), length("xs"))
+    isum = Reduce(th(("i", INT), prim("mul", Index(ps, i), var("k"))), (const(0),), op2("add", INT),
+                  length("ps"))
+    imax = Reduce(th(("i", INT), Index(ps, i)), (const(-2**31),), op2("max", INT), length("ps"))
+    anyg = Reduce(th(("i", INT), prim("gt", Index(ps, i), var("k"))), (const(False),), op2("or", BOOL),
+                  length("ps"))
+    cmax = Reduce(th(("i", INT), Index(var("cs"), i)), (const(chr(0), CHAR),), op2("max", CHAR), length("cs"))
+    lsum = Reduce(th(("j", INT64), prim("mul", var("j"), var("j"))), (const(0, INT64),),
+                  op2("add", INT64), length("ps", INT64))
+    gsum = Reduce(th(("i", INT), Index(xs, Index(ps, i), L("r:7:1"))), (const(0.0),), op2("add", FLOAT),
+                  length("ps"))
+    binds = [("r0", dot), ("r1", isum), ("r2", imax), ("r3", anyg), ("r4", cmax), ("r5", lsum), ("r6", gsum)]
+    return Program((kernel("K", [("xs", VecT(FLOAT)), ("ys", VecT(FLOAT)), ("ps", VecT(INT)),
+                                 ("cs", VecT(CHAR)), ("k", INT)], binds, [b[0] for b in binds]),))
+
+
+def lifted(prog, strategy="cpu"):
+    from lift_backend.lower.runner import lower_kernel
+    return [ls for k in prog.kernels for ls in lower_kernel(k, strategy=strategy) if "lift" in ls.info]
+
+
+def test_reductions_are_lift_programs():
+    prog = reductions()
+    ls = lifted(prog)
+    assert [x.soac for x in ls] == [b.soac for b in prog.kernels[0].binds]
+    for x in ls:
+        lm = x.info["lift"]
+        text = lm.text()
+        assert "reduceSeq(" in text and "partition(P, " in text, text
+        # the printed program is Lift: parsed back, it compiles to the kernel the runner launches
+        launch = dict(global_size=lm.kernel.launch.global_size, local_size=lm.kernel.launch.local_size)
+        if "arrayAccess(" in text:
+            # the site codes are the runner's, not part of Lift's syntax: Lift's own protocol
+            again = compile_program(parse(text).program(lm.name), **launch)
+            assert again.checks and all(c.kind == "arrayAccess" for c in again.checks)
+        else:
+            again = compile_program(parse(text).program(lm.name), error_base=True, soa_output=True,
+                                    **launch)
+            assert again.source == lm.kernel.source
+        # one work-item per chunk on a CPU: no loop over the chunks
+        assert "for (int gl_id" not in again.source
+        assert {"N", "P"} <= {p.name for p in lm.kernel.params if p.kind == "size"}
+        assert lm.name in print_lift(prog)
+
+
+def test_a_gpu_strides_over_the_chunks():
+    for x in lifted(reductions(), strategy="gpu"):
+        assert "for (int gl_id = get_global_id(0); gl_id < P; gl_id += get_global_size(0))" in \
+            x.info["lift"].kernel.source
+
+
+def test_reductions_that_are_not_lift_programs():
+    xs, ps = var("xs"), var("ps")
+    # a pair (a max with its index): two components
+    pair_op = th((("a", INT), ("b", INT), ("c", INT), ("d", INT)),
+                 Tuple((prim("max", var("a"), var("c")), prim("min", var("b"), var("d")))))
+    pair = Reduce(th(("i", INT), Tuple((Index(ps, i), i))), (const(0), const(0)), pair_op, length("ps"))
+    # an element that can fail (a division: its flag has nowhere to go in a fold)
+    div = Reduce(th(("i", INT), prim("div", const(100), Index(ps, i), loc=L("r:9:1"))), (const(0),),
+                 op2("add", INT), length("ps"))
+    scan = Scan(th(("i", INT), Index(ps, i)), (const(0),), op2("add", INT), length("ps"))
+    # an init that is not the operator's identity: λcu applies it once, a chunk fold from it
+    # would count it once per chunk
+    off = Reduce(th(("i", INT), Index(ps, i)), (const(5),), op2("add", INT), length("ps"))
+    half = Reduce(th(("i", INT), Index(xs, i)), (const(0.5),), op2("add", FLOAT), length("xs"))
+    low = Reduce(th(("i", INT), Index(ps, i)), (const(0),), op2("max", INT), length("ps"))
+    prog = Program((kernel("K", [("xs", VecT(FLOAT)), ("ps", VecT(INT))],
+                           [(("p0", "p1"), pair), ("d", div), ("s", scan), ("o", off), ("h", half),
+                            ("m", low)], ["p0", "d", "s", "o", "h", "m"]),))
+    assert lifted(prog) == []
+    rng = np.random.default_rng(1)
+    for n in (1, 2049, 6149):
+        check(prog, [OpenCLRunner()], rng.standard_normal(n), rng.integers(-9, 0, n).astype(np.int32),
+              expect_error=False, rtol=FLOAT_SUM_RTOL)
+
+
+def test_signed_zeros_sum_as_the_numpy_runner_does(runners):
+    """A float sum folded from +0.0 in every chunk: a chunk of -0.0s gives +0.0, and the total,
+    with init added once more, is the numpy runner's bit for bit."""
+    xs, ys = var("xs"), var("ys")
+    for init in (0.0, -0.0):
+        dot = Reduce(th(("i", INT), prim("mul", Index(xs, i), Index(ys, i))), (const(init),),
+                     op2("add", FLOAT), length("xs"))
+        prog = Program((kernel("K", [("xs", VecT(FLOAT)), ("ys", VecT(FLOAT))], [("r", dot)], ["r"]),))
+        assert len(lifted(prog)) == 1
+        for n in (1, 3, 4097):
+            for x in (-0.0, 0.0):
+                check(prog, runners, np.full(n, x), np.ones(n), expect_error=False)
+
+
+def _inputs(rng, n):
+    xs = rng.standard_normal(n)
+    ys = rng.standard_normal(n)
+    ps = rng.integers(-2**31, 2**31 - 1, n, dtype=np.int64).astype(np.int32)
+    cs = rng.integers(0, 256, n).astype(np.uint8)
+    return xs, ys, ps, cs
+
+
+@pytest.mark.parametrize("n", ODD_SIZES + (63, 64, 65, BIG))
+def test_lift_reductions_equal_numpy(runners, n):
+    rng = np.random.default_rng(n)
+    xs, ys, ps, cs = _inputs(rng, n)
+    gather = np.abs(ps.astype(np.int64)) % max(n, 1)
+    rs = runners if n < BIG else runners[:1]
+    names = [f"r{j}" for j in range(7)]
+    check(reductions(), rs, xs, ys, gather.astype(np.int32), cs, np.int32(3), expect_error=False,
+          rtol=FLOAT_SUM_RTOL, names=names)
+    # a wrapping sum (the scaled ints overflow) and the max of raw ints
+    check(reductions(), rs[:1] if n >= BIG else rs, xs, ys, ps, cs, np.int32(-7),
+          expect_error=n > 0 and bool(np.any((ps < 0) | (ps >= n))), rtol=FLOAT_SUM_RTOL, names=names)
+
+
+def test_a_failing_subscript_reports_its_site(runners):
+    rng = np.random.default_rng(3)
+    n = 5000
+    xs, ys, ps, cs = _inputs(rng, n)
+    good = (np.arange(n) * 7 % n).astype(np.int32)
+    check(reductions(), runners, xs, ys, good, cs, np.int32(1), expect_error=False, rtol=FLOAT_SUM_RTOL)
+    for at, bad in ((0, n), (n - 1, -1), (2500, 2**31 - 1)):
+        g = good.copy()
+        g[at] = bad
+        assert check(reductions(), runners, xs, ys, g, cs, np.int32(1), expect_error=True) == \
+            (L("r:7:1"), MSG_BOUNDS)
+
+
+def test_the_lift_kernel_is_what_runs():
+    r = OpenCLRunner(profile=True)
+    rng = np.random.default_rng(5)
+    n = 100000
+    xs, ys, ps, cs = _inputs(rng, n)
+    check(reductions(), [r], xs, ys, (np.arange(n) % n).astype(np.int32), cs, np.int32(2),
+          expect_error=False, rtol=FLOAT_SUM_RTOL)
+    r._collect_events()
+    names = set(r.stats.by_kernel)
+    assert sum(k.endswith("_lift") for k in names) == 7, names
+    assert not any(k.endswith("_chunks") for k in names), names
+
+
+def test_a_shorter_input_runs_the_checked_chunks(runners):
+    # ys shorter than xs (the REDUCE's length): the Lift kernel must not run; the checked chunk
+    # phase reports the subscript's location as the numpy runner does
+    xs, ys = var("xs"), var("ys")
+    dot = Reduce(th(("i", INT), prim("mul", Index(xs, i), Index(ys, i, L("d:1:2")))), (const(0.0),),
+                 op2("add", FLOAT), length("xs"))
+    prog = Program((kernel("K", [("xs", VecT(FLOAT)), ("ys", VecT(FLOAT))], [("r", dot)], ["r"]),))
+    assert len(lifted(prog)) == 1
+    for m in (0, 3, 4999):
+        assert check(prog, runners, np.ones(5000), np.ones(m), expect_error=True) == (L("d:1:2"), MSG_BOUNDS)
+    check(prog, runners, np.ones(50), np.ones(70), expect_error=False, rtol=FLOAT_SUM_RTOL)
+
+
+def test_div0_in_a_reduction_is_still_reported(runners):
+    ps = var("ps")
+    div = Reduce(th(("i", INT), prim("div", const(100), Index(ps, i), loc=L("r:9:1"))), (const(0),),
+                 op2("add", INT), length("ps"))
+    prog = Program((kernel("K", [("ps", VecT(INT))], [("d", div)], ["d"]),))
+    v = np.arange(1, 3001, dtype=np.int32)
+    check(prog, runners, v, expect_error=False)
+    v[1234] = 0
+    assert check(prog, runners, v, expect_error=True) == (L("r:9:1"), MSG_DIV0)
