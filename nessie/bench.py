@@ -510,7 +510,8 @@ def main(files: list, backends: Optional[list] = None, device: Optional[str] = N
     try:
         os.makedirs(out_dir, exist_ok=True)
     except OSError as e:
-        print(f"nessie: error: cannot create {out_dir}: {e.strerror or e}", file=sys.stderr)
+        why = "it exists and is not a directory" if os.path.exists(out_dir) else (e.strerror or e)
+        print(f"nessie: error: cannot create {out_dir}: {why}", file=sys.stderr)
         return 1
     total = len(sources) * len(configs) * (1 + repeat)
     bar = Progress(total, progress)

@@ -999,8 +999,10 @@ class PyConv:
             n = elem.name
             if n == "char":
                 if isinstance(v, str):
-                    if any(ord(c) > 255 for c in v):
-                        raise Mismatch()
+                    bad = next((c for c in v if ord(c) > 255), None)
+                    if bad is not None:
+                        raise ArgValueError(f"{path}: the string has the character {bad!r} (U+{ord(bad):04X}), "
+                                            f"which a NESL char (8 bits, latin-1: codes 0..255) cannot hold")
                     return v
                 if isinstance(v, np.ndarray) and v.ndim == 1 and v.dtype.kind in "US" \
                         and v.dtype.itemsize == (4 if v.dtype.kind == "U" else 1):

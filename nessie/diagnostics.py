@@ -77,7 +77,11 @@ def format_error(span: Optional[Span], message: str, source: Optional[Sources] =
     line = line.expandtabs(1)  # keep columns aligned: one column per character
     # a byte that is not UTF-8 (read with surrogateescape, as the REPL reads) shows as U+FFFD,
     # one column, as the CLI shows it
-    line = "".join("\ufffd" if "\udc80" <= ch <= "\udcff" else ch for ch in line)
+    # a control character shows as its Unicode control picture (one column: the caret stays
+    # aligned), so that a quoted escape sequence cannot act on the terminal
+    line = "".join("\ufffd" if "\udc80" <= ch <= "\udcff" else
+                   chr(0x2400 + ord(ch)) if ch < " " else "\u2421" if ch == "\x7f" else
+                   "\ufffd" if "\x80" <= ch <= "\x9f" else ch for ch in line)
     col = max(span.col, 1)
     if span.end_line == span.line and span.end_col >= col:
         width = span.end_col - col + 1

@@ -61,6 +61,7 @@ def _expand(item, filename, diags, loading):
     found = next((c for c in candidates if os.path.isfile(c)), None)
     if found is None:
         what = "is a directory" if any(os.path.isdir(c) for c in candidates) else \
+            "not a regular file" if any(os.path.exists(c) for c in candidates) else \
             "file not found"
         diags.error(item.span, f'cannot load "{item.path}": {what}')
         return item

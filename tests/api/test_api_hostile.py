@@ -5,6 +5,7 @@ UnicodeDecodeError) leaks."""
 from __future__ import annotations
 
 import functools
+import re
 import os
 
 import pytest
@@ -228,3 +229,12 @@ def test_recursion_too_deep_is_located(backend):
         m.down(10 ** 7)
     assert RECURSION_TOO_DEEP in str(e.value)
     assert "<string>:2:" in str(e.value)
+
+
+def test_a_character_beyond_latin1_is_named():
+    m = nessie.load("function slen(s) : [char] -> int = #s;", backend="interp", run_toplevel=False)
+    for s, c in (("\u0100", "U+0100"), ("ab\u65e5", "U+65E5")):
+        with pytest.raises(ValueError, match=rf"slen: argument 1 \(s\) must be \[char\]: .*{re.escape(c)}.*"
+                                             rf"codes 0\.\.255"):
+            m.slen(s)
+    assert m.slen("\xe9t\xe9") == 3

@@ -72,6 +72,16 @@ def test_missing_file(tmp_path):
     assert not (tmp_path / "b").exists()
 
 
+def test_out_is_an_existing_file(tmp_path):
+    (tmp_path / "afile").write_text("keep\n")
+    p = nessie("bench", EXAMPLES / "dotp.nesl", "--backends", "interp", "--repeat", "1",
+               "--out", tmp_path / "afile")
+    assert p.returncode == 1
+    assert p.stderr.strip() == (f"nessie: error: cannot create {tmp_path / 'afile'}: "
+                                f"it exists and is not a directory")
+    assert (tmp_path / "afile").read_text() == "keep\n"
+
+
 def test_unknown_backend(tmp_path):
     p = nessie("bench", EXAMPLES / "dotp.nesl", "--backends", "lcu,cuda", "--out", tmp_path)
     assert p.returncode == 1

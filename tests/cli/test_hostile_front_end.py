@@ -130,3 +130,26 @@ def test_invalid_utf8_after_a_bom(capsys, tmp_path):
     assert rc == 1
     assert err.splitlines()[1:] == ["    x = \"\ufffd\";", "         ^"]
     assert err.startswith(f"{f}:1:6: error: not UTF-8 text")
+
+
+def test_control_characters_are_quoted_as_control_pictures(capsys, tmp_path):
+    """A quoted source line never sends a control character to the terminal (an ESC sequence
+    would recolour it): each shows as its one-column Unicode control picture, caret aligned."""
+    f = write(tmp_path, "1;\x1b[31m;\n")
+    rc, out, err = cli(capsys, "run", "--backend", "interp", f)
+    assert rc == 1 and out == ""
+    assert "\x1b" not in err
+    assert err.startswith(f"{f}:1:3: error: illegal character '\\x1b'\n"
+                          f"    1;\u241b[31m;\n"
+                          f"      ^\n")
+    f = write(tmp_path, "x = 1 +\x07\x7f;\n")
+    rc, out, err = cli(capsys, "check", f)
+    assert rc == 1 and "\x07" not in err and "\x7f" not in err
+    assert "    x = 1 +\u2407\u2421;\n" in err
+
+
+def test_loading_a_file_that_is_not_regular_is_named_so(capsys, tmp_path):
+    f = write(tmp_path, 'load "/dev/null"; 3;\n')
+    rc, out, err = cli(capsys, "run", "--backend", "interp", f)
+    assert (rc, out) == (1, "")
+    assert err.startswith(f'{f}:1:1: error: cannot load "/dev/null": not a regular file\n')
