@@ -526,7 +526,7 @@ class CodeGen:
                                                    self.c_taken | set(self.functions))
             params = [f"{self.ctype(VectorType(t, width))} {n}" for n, t in zip(uf.param_names, uf.param_types)]
             body = uf.body
-            if not re.fullmatch(r"\s*return\b[^;{}]*;\s*", body):
+            if not _vectorisable(uf):
                 # statements (locals of the scalar type, ifs, loops): the scalar function applied
                 # to each component (issue 11: the body kept its float locals, a failed build)
                 self.register_userfun(uf)
@@ -913,3 +913,45 @@ def _bool_fields(t: Type, path: str = "") -> list:
         else:
             out += _bool_fields(e, f"{path}._{k}")
     return out
+
+
+#: OpenCL built-ins overloaded on float vectors with the meaning they have on scalars
+_VECTOR_MATH = frozenset("""sqrt rsqrt cbrt exp exp2 exp10 expm1 log log2 log10 log1p sin cos tan
+asin acos atan atan2 sinh cosh tanh fabs fmin fmax fma mad pow pown hypot floor ceil round trunc
+copysign min max clamp mix step smoothstep native_sqrt native_rsqrt native_exp native_log
+native_sin native_cos native_recip native_divide""".split())
+
+
+def _vectorisable(uf) -> bool:
+    """Whether ``mapVec(uf)`` may apply ``uf``'s body retyped to vectors (Lift's vectorised user
+    function): a single ``return`` of arithmetic (``+ - * /``, parentheses) on the parameters,
+    numbers and float built-ins overloaded on vectors, all parameters and the result of one float
+    or int type.  Anything else -- a comparison, ``!``, ``&&``, ``?:``, a cast, a char or bool
+    operand -- means something else on vectors (a vector comparison is -1 where true, a vector
+    ``?:`` selects on the sign bit) or does not build, so the scalar function is applied to
+    each component instead."""
+    m = re.fullmatch(r"\s*return\b([^;{}]*);\s*", uf.body)
+    if m is None:
+        return False
+    ts = set(map(str, uf.param_types)) | {str(uf.ret_type)}
+    if len(ts) != 1 or next(iter(ts)) not in ("float", "double", "int", "long"):
+        return False
+    elem = next(iter(ts))
+    expr = m.group(1)
+    names = set(uf.param_names)
+    for tok in re.findall(r"[A-Za-z_][A-Za-z_0-9]*|\d[\w.]*|\S", expr):
+        if tok in "+-*/(),":
+            continue
+        if tok[0].isdigit():
+            if elem in ("int", "long"):
+                if not re.fullmatch(r"\d+", tok):
+                    return False
+            elif elem == "float" and not re.fullmatch(r"\d+|(\d+\.\d*|\d*\.\d+)(e[+-]?\d+)?f", tok, re.I):
+                return False
+            continue
+        if tok in names:
+            continue
+        if elem in ("float", "double") and tok in _VECTOR_MATH:
+            continue
+        return False
+    return True
