@@ -217,14 +217,37 @@ def numpy_dtype(t: Type):
                          "uint": np.uint32, "long": np.int64, "bool": np.uint8,
                          "char": np.int8}[s.name])
     if isinstance(s, TupleType):
-        fields = []
-        for i, e in enumerate(s.elems):
-            if isinstance(e, VectorType):
-                fields.append((f"_{i}", numpy_dtype(e.elem), (e.width,)))
-            else:
-                fields.append((f"_{i}", numpy_dtype(e)))
-        return np.dtype(fields, align=True)
+        return _struct_dtype(s)[0]
     raise ValueError(f"no numpy dtype for {t}")
+
+
+def _struct_dtype(t: TupleType):
+    """(numpy dtype, alignment) of the OpenCL struct of ``t``: C's layout with OpenCL's vector
+    alignment -- a vector of ``n`` elements is aligned to its size, a 3-vector takes the room and
+    the alignment of a 4-vector (OpenCL C 6.1.5) -- so ``(float2, float)`` is 16 bytes, its
+    ``float`` at offset 8, as the device lays it out."""
+    import numpy as np
+    names, formats, offsets = [], [], []
+    off, align = 0, 1
+    for i, e in enumerate(t.elems):
+        if isinstance(e, VectorType):
+            el = numpy_dtype(e.elem)
+            w = 4 if e.width == 3 else e.width
+            fmt, size, al = np.dtype((el, (e.width,))), el.itemsize * w, el.itemsize * w
+        elif isinstance(e, TupleType):
+            fmt, al = _struct_dtype(e)
+            size = fmt.itemsize
+        else:
+            fmt = numpy_dtype(e)
+            size = al = fmt.itemsize
+        off = -(-off // al) * al
+        names.append(f"_{i}")
+        formats.append(fmt)
+        offsets.append(off)
+        off += size
+        align = max(align, al)
+    size = -(-off // align) * align
+    return np.dtype({"names": names, "formats": formats, "offsets": offsets, "itemsize": size}), align
 
 
 def shape_of(t: Type):
