@@ -2,6 +2,8 @@
 program up to the names of generated lambda parameters)."""
 from __future__ import annotations
 
+import re
+
 from typing import Callable, Dict, Iterable, Optional
 
 from .. import arith as A
@@ -104,9 +106,14 @@ def indexfun_text(f: P.IndexFun) -> str:
 
 
 def literal_text(l: Literal) -> str:
+    v = l.value
+    # the least int/long is kept as C writes it, (-2147483647 - 1); Lift's syntax reads -2147483648
+    m = re.fullmatch(r"\((-\d+)(L?) - 1\)", v)
+    if m is not None:
+        v = f"{int(m.group(1)) - 1}{m.group(2)}"
     if isinstance(l.type, VectorType):
-        return f"{l.type}({l.value})"
-    return l.value
+        return f"{l.type}({v})"
+    return v
 
 
 # precedence: 0 = `$` allowed, 1 = composition operand, 2 = application head / atom
@@ -149,6 +156,8 @@ def fun_text(f: FunDecl, prec: int = 0) -> str:
         return f"slice({arith_text(f.start)}, {arith_text(f.stop)})"
     if isinstance(f, P.Partition):
         return f"partition({arith_text(f.n)}, {indexfun_text(f.f)})"
+    if isinstance(f, P.Generate):
+        return f"generate({arith_text(f.n)})"
     if isinstance(f, (P.ToGlobal, P.ToLocal, P.ToPrivate, P.MapVec)):
         return f"{f.name}({fun_text(f.f)})"
     if isinstance(f, (P.Join, P.Zip, P.Transpose, P.AsScalar, P.Id, P.GatherIdx, P.SplitOffsets, P.At, P.AtIf, P.FailIf)):

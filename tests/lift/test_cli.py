@@ -42,6 +42,15 @@ def test_emit_typed_views_lift(capsys):
     assert out.startswith("userfun add(a: float, b: float): float { return a + b; }")
 
 
+def test_emit_typed_prints_generate(capsys, tmp_path):
+    f = tmp_path / "g.lift"
+    f.write_text("userfun f(i: int, x: float): float { return x * i; }\n"
+                 "program p(x: [float]N) = mapGlb(0)(\\t -> f(t._0, t._1)) $ zip(generate(N), x)\n")
+    rc, out, err = cli(capsys, "compile", str(f), "--emit", "typed")
+    assert rc == 0, err
+    assert "      generate(N)  : [int]N\n" in out
+
+
 @pytest.mark.opencl
 def test_run(capsys, tmp_path, runtime):
     x = np.arange(256, dtype=np.float32)

@@ -105,3 +105,19 @@ def test_syntax_errors(src, line, col, message):
     assert message in err.message
     assert (err.span.line, err.span.col) == (line, col)
     assert str(err).startswith(f"t.lift:{line}:{col}: error: ")
+
+
+def test_the_least_int_prints_as_lift_reads_it():
+    lit, t = "-2147483648", "int"
+    src = (f"userfun mx(a: {t}, b: {t}): {t} {{ return a > b ? a : b; }}\n"
+           f"program p(x: [{t}]N) = join o mapGlb(0)(toGlobal(mapSeq(id)) o reduceSeq(mx, {lit})) o split(4) $ x\n")
+    text = file_text([parse(src).program("p")])
+    assert f"reduceSeq(mx, {lit})" in text
+    assert file_text([parse(text).program("p")]) == text
+
+
+def test_generate_prints_in_every_form():
+    prog = parse("userfun f(i: int, x: float): float { return x * i; }\n"
+                 "program p(x: [float]N) = mapGlb(0)(\\t -> f(t._0, t._1)) $ zip(generate(N), x)\n").program("p")
+    assert "generate(N)" in program_text(prog)
+    assert fun_text(P.Generate(prog.params[0].type.length)) == "generate(N)"
