@@ -619,9 +619,13 @@ def div(a, b) -> Expr:
             r = add(*rest)
             if _same_sign(a, r):
                 return add(add(*mult_q), div(r, b))
-    # (x / y) / z = x / (y * z)  for y, z > 0 (holds for truncation as well)
+    # (x / y) / z = x / (y * z)  for y, z > 0 (holds for truncation as well), where the product
+    # is known to fit in 64 bits (i / N / N / N stays: N * N * N may not, and the kernel would
+    # compute it)
     if isinstance(a, Div) and prove_pos(a.b):
-        return div(a.a, mul(a.b, b))
+        prod = mul(a.b, b)
+        if _late("int_bounds")(prod)[1] <= 2 ** 63 - 1:
+            return div(a.a, prod)
     # (x % (k*y)) / y  stays; (x % y) / y = 0 is covered by rule 1 through ranges
     return Div(a, b)
 

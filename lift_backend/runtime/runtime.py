@@ -284,8 +284,11 @@ class Runtime:
             index, length = int(errs[1 + 2 * site]), int(errs[2 + 2 * site])
             if chk is not None and chk.kind == "failIf":
                 raise LiftRuntimeError("failIf: the condition holds (the check of a value failed)", chk.span)
+            # a long index is stored clamped to -INT_MAX .. INT_MAX (the error buffer holds ints)
+            shown = (f"{index} or more" if index == INT_MAX else
+                     f"{index} or less" if index == -INT_MAX else str(index))
             raise LiftRuntimeError(f"index out of bounds in {chk.kind if chk else 'a read'} "
-                                   f"(index {index}, length {length})", chk.span if chk else None)
+                                   f"(index {shown}, length {length})", chk.span if chk else None)
         rt = subst_type(kernel.result_type, {v: A.Cst(env[v.name]) for v in kernel.typed.size_vars
                                              if v.name in env})
         if base_scalar(rt) == ScalarType("bool"):

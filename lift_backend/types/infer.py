@@ -392,6 +392,9 @@ class _Inferer:
                 raise self.error(f"mapVec({inner.name}): argument {k + 1} has element type {st}, expected {pt}")
         if not isinstance(inner.ret_type, ScalarType):
             raise self.error(f"mapVec({inner.name}): the function must return a scalar")
+        if inner.ret_type.name == "bool":
+            raise self.error(f"mapVec({inner.name}): the function returns a bool, and OpenCL has no "
+                             f"bool vectors (return a char or an int)")
         return VectorType(inner.ret_type, width)
 
     def resolve_index_fun(self, f: P.IndexFun, env) -> P.IndexFun:
@@ -518,6 +521,9 @@ class _Inferer:
             at = self.regular(self.array(argts[0], "asVector"), "asVector")
             if not isinstance(at.elem, ScalarType):
                 raise self.error(f"asVector({f.width}): expects an array of scalars, got {at}")
+            if at.elem.name == "bool":
+                raise self.error(f"asVector({f.width}): OpenCL has no bool vectors (use char or int "
+                                 f"elements)")
             self.divisible(f"asVector({f.width})", at.length, A.Cst(f.width))
             return ArrayType(VectorType(at.elem, f.width), A.div(at.length, f.width))
         if isinstance(f, P.AsScalar):

@@ -54,6 +54,10 @@ GOLDEN = [
     ("sum_{k<n} k", lambda: sum_over(k, 0, n, k), "(n * n - n) / 2"),
     ("sum_{k<n} (k + 1)", lambda: sum_over(k, 0, n, k + 1), "n + (n * n - n) / 2"),
     ("sum_{k<n} 2^k", lambda: sum_over(k, 0, n, pow_(2, k)), "pow(2, n) - 1"),
+    # (x / y) / z = x / (y * z) only where y * z fits in 64 bits (the kernel computes it)
+    ("k / N / M", lambda: k // N // M, "k / (M * N)"),
+    ("k / N / N / N", lambda: k // N // N // N, "k / (N * N) / N"),
+    ("k / 4 / 8", lambda: k // 4 // 8, "k / 32"),
     # telescoping: the rows (k + 1) * N / M - k * N / M of a balanced split start at k * N / M
     ("sum_{k<M} (k+1)N/M - kN/M", lambda: sum_over(k, 0, M, (k + 1) * N // M - k * N // M), "N"),
     ("sum_{k<l} (k+1)N/M - kN/M", lambda: sum_over(k, 0, l, (k + 1) * N // M - k * N // M),

@@ -108,6 +108,20 @@ def test_a_long_index_beyond_int_is_reported_clamped(runtime, lf):
         runtime.run(k, {"x": np.arange(7.0)}, sizes={"N": 5}, global_size=4)
 
 
+@pytest.mark.opencl
+@pytest.mark.parametrize("value,shown", [("4294967296L", "2147483647 or more"),
+                                         ("-4294967293L", "-2147483647 or less"),
+                                         ("2147483647L", "2147483647 or more")])
+def test_a_long_index_beyond_int_says_it_is_at_least_the_clamp(runtime, value, shown):
+    """The error buffer holds ints: a long index beyond them is stored clamped, and the message
+    says so instead of naming the clamp as the index."""
+    k = compile_program(parse(f"userfun r(a: int): long {{ return {value}; }}\n"
+                              "program p(x: [float]N) = mapGlb(0)(toGlobal(\\i -> id(arrayAccess(x, r(i))))) "
+                              "$ generate(N)\n").program("p"))
+    with pytest.raises(LiftError, match=rf"arrayAccess \(index {shown}, length 10\)"):
+        runtime.run(k, {"x": np.arange(10, dtype=np.float32)}, global_size=2)
+
+
 def test_errors():
     bad = [
         ("program p(x: [double]N, k: [double]N) = mapGlb(0)(toGlobal(\\i -> id(arrayAccess(x, i)))) $ k",

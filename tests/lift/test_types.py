@@ -104,6 +104,11 @@ def test_split_offsets_type():
     ("program p(x: [float]N) = partition(3, \\i -> i + 1) o slice(0, 7) $ x",
      "partition: the row lengths add up to 6, the array has length 7"),
     ("program p(x: [float]N) = mapSeq(\\a -> slice(0, len(q))(x)) $ x", "len(q): no parameter named q in scope"),
+    ("program p(x: [bool]N) = asScalar o mapGlb(0)(mapVec(id)) o asVector(4) $ x",
+     "asVector(4): OpenCL has no bool vectors"),
+    ("userfun pos(a: float): bool { return a > 0.0f; }\n"
+     "program p(x: [float]N) = asScalar o mapGlb(0)(mapVec(pos)) o asVector(4) $ x",
+     "mapVec(pos): the function returns a bool, and OpenCL has no bool vectors"),
 ])
 def test_type_errors(src, message):
     assert message in error(src)
