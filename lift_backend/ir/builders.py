@@ -27,7 +27,7 @@ from .expr import (Expr, FunCall, FunDecl, Lambda, Literal, Param, Program, User
 
 __all__ = [
     "userfun", "lam", "program", "compose", "lit", "flit", "dlit", "ilit", "vlit",
-    "map_", "mapSeq", "mapGlb", "mapWrg", "mapLcl", "reduceSeq", "reduce_", "iterate", "split",
+    "map_", "mapSeq", "mapGlb", "mapWrg", "mapLcl", "reduceSeq", "reduce_", "scanSeq", "iterate", "split",
     "join", "gather", "scatter", "zip_", "get", "slide", "pad", "transpose", "id_", "toGlobal",
     "toLocal", "toPrivate", "asVector", "asScalar", "mapVec", "slice_", "gatherIdx",
     "splitOffsets", "partition", "index_fun", "reverse", "reorderStride", "transposeIdx",
@@ -141,6 +141,11 @@ def mapLcl(f, dim: int = 0) -> P.Map:
 
 def reduceSeq(f, init: Expr) -> P.Reduce:
     return P.Reduce("reduceSeq", _fun(f), init)
+
+
+def scanSeq(f, init: Expr) -> P.Reduce:
+    """The exclusive scan: the accumulator before each element."""
+    return P.Reduce("scanSeq", _fun(f), init)
 
 
 def reduce_(f, init: Expr) -> P.Reduce:

@@ -100,8 +100,11 @@ class Map(Pattern):
 
 @dataclass(frozen=True)
 class Reduce(Pattern):
-    """``reduceSeq(f, init)``: ``f(...f(f(init, x0), x1)..., xn-1)``, result ``[acc]_1``."""
-    kind: str       # "reduce" | "reduceSeq"
+    """``reduceSeq(f, init)``: ``f(...f(f(init, x0), x1)..., xn-1)``, result ``[acc]_1``.
+    ``scanSeq(f, init)``: the same fold, its result the accumulator *before* each element --
+    ``[init, f(init, x0), f(f(init, x0), x1), ...]``, ``[acc]_n`` (an exclusive scan, as NESL's
+    ``plus_scan``)."""
+    kind: str       # "reduce" | "reduceSeq" | "scanSeq"
     f: FunDecl
     init: Expr
 

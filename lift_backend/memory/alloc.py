@@ -290,7 +290,9 @@ class _Allocator:
             self.memories.append(acc)
             self.acc_of[id(f)] = acc
             self.apply(f.f, c, depth, True)
-            if not has_dest and self.spaces[id(c)] != PRIVATE:
+            if not has_dest and (self.spaces[id(c)] != PRIVATE or f.kind == "scanSeq"):
+                # a scan's result is an array in every space; a reduction's in private
+                # memory is its accumulator
                 self.allocate(c, depth, self.typed.app_types[id(f)], self.spaces[id(c)], f.kind)
             return
         if isinstance(f, P.Iterate):

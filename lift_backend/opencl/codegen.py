@@ -32,7 +32,7 @@ from ..views.views import BoundsCheck, FailAccess, ValueIndex, WideIndex
 from . import cast as C
 from .names import unique, user_names
 
-SEQ_KINDS = ("map", "mapSeq", "reduce", "reduceSeq")
+SEQ_KINDS = ("map", "mapSeq", "reduce", "reduceSeq", "scanSeq")
 THREAD_FUNS = {"mapLcl": ("get_local_id", "get_local_size"),
                "mapWrg": ("get_group_id", "get_num_groups"),
                "mapGlb": ("get_global_id", "get_global_size")}
@@ -741,9 +741,18 @@ class CodeGen:
         var = self.typed.loop_vars[id(f)]
         n = A.add(var.hi, 1)
         shape = self.shapes[id(f)]
+        rt = self.typed.app_types[id(f)]
+        if f.kind == "scanSeq":
+            # each element's output is the accumulator before it (an exclusive scan)
+            out = dest if dest is not None else self.alloc_view(c, rt)
+
+            def step():
+                self.write(access(out, var), acc.name)
+                self.apply(f.f, c, [accv, access(argv, var)], env, accv)
+            self.loop(f.kind, 0, var, n, shape, step)
+            return out
         self.loop(f.kind, 0, var, n, shape,
                   lambda: self.apply(f.f, c, [accv, access(argv, var)], env, accv))
-        rt = self.typed.app_types[id(f)]
         if dest is not None:
             self.write(access(dest, 0), acc.name)
             return dest

@@ -47,7 +47,7 @@ class LaunchConfig:
 def loop_shape(kind: str, n: A.Expr, threads: Optional[A.Expr]) -> str:
     if A.prove_le(n, 0):
         return "none"
-    if kind in ("mapSeq", "map", "reduceSeq", "reduce"):
+    if kind in ("mapSeq", "map", "reduceSeq", "reduce", "scanSeq"):
         return "once" if n == A.ONE else "loop"
     if threads is None:
         return "loop"

@@ -40,7 +40,7 @@ KEYWORDS = {"userfun", "program", "o"}
 # names the generated OpenCL C cannot use for parameters and user functions
 VALUE_PATTERNS = {"zip", "gatherIdx", "splitOffsets", "arrayAccess", "arrayAccessIf", "failIf"}
 FUNCTION_PATTERNS = {
-    "map", "mapSeq", "mapGlb", "mapWrg", "mapLcl", "reduce", "reduceSeq", "iterate", "split",
+    "map", "mapSeq", "mapGlb", "mapWrg", "mapLcl", "reduce", "reduceSeq", "scanSeq", "iterate", "split",
     "join", "gather", "scatter", "zip", "get", "slide", "pad", "transpose", "id", "toGlobal",
     "toLocal", "toPrivate", "asVector", "asScalar", "mapVec", "slice", "gatherIdx",
     "splitOffsets", "partition", "generate", "arrayAccess", "arrayAccessIf", "failIf",
@@ -595,7 +595,7 @@ class Parser:
                 self.expect(")")
             (f,) = self.static_args(lambda: self.fun_arg(scope, f"the argument of {n}"), 1)
             return P.Map(n, f, dim)
-        if n in ("reduce", "reduceSeq"):
+        if n in ("reduce", "reduceSeq", "scanSeq"):
             self.expect("(")
             f = self.fun_arg(scope, f"the function of {n}")
             self.expect(",")

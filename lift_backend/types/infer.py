@@ -29,7 +29,7 @@ def len_var(param_name: str) -> Var:
 
 
 LOOP_VAR_NAMES = {"mapGlb": "gl_id", "mapWrg": "wg_id", "mapLcl": "l_id", "mapSeq": "i",
-                  "map": "i", "reduceSeq": "i", "reduce": "i"}
+                  "map": "i", "reduceSeq": "i", "reduce": "i", "scanSeq": "i"}
 
 
 class Repeated(tuple):
@@ -308,6 +308,9 @@ class _Inferer:
         rt = self.fun(f.f, [it, at.elem_at(k)], call, env)
         if not types_equal(rt, it):
             raise self.error(f"{f.kind}: the function returns {rt} but the accumulator has type {it}")
+        if f.kind == "scanSeq":
+            # the accumulator before each element: an exclusive scan, one value per element
+            return ArrayType(it, at.length)
         return ArrayType(it, 1)
 
     def iterate(self, f: P.Iterate, t: Type, call: FunCall, env) -> Type:
