@@ -333,7 +333,7 @@ def _reduce_functions(kname: str, soac: ir.Reduce, main, scal: list, scal_env: d
 
 
 def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] = None,
-             strategy: str = "cpu") -> Optional[LiftMap]:
+             strategy: str = "cpu", scan_phase: bool = False) -> Optional[LiftMap]:
     """The MAP ``soac`` of kernel ``kname`` as a compiled Lift program, or None where it is not
     one (see the module's docstring).  ``sites``: the SOAC's failing sites, numbered by its
     hand-written phases; a subscript at a computed index reports its site's number from the
@@ -348,7 +348,7 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
     from .. import compile_program
     from ..errors import LiftError
     from ..ir.builders import (id_, join, lam, mapGlb, mapSeq, partition, program, reduceSeq,
-                               toGlobal, toPrivate, userfun, zip_)
+                               scanSeq, toGlobal, toPrivate, userfun, zip_)
     from ..ir.expr import FunCall
     from ..ir.patterns import At, AtIf, FailIf, Generate, Get
     from ..types import ArrayType, ScalarType, TupleType, c_type_name
@@ -359,6 +359,8 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
     f = soac.f
     if len(f.params) != 1:
         return None
+    # the user functions' names: a SCAN's two Lift programs build into one OpenCL program
+    ukname = f"{kname}_s" if scan_phase else kname
     reads: dict = {}
     ats: Optional[list] = [] if sites is not None else None
     segtypes: Optional[dict] = {} if sites is not None else None
@@ -504,12 +506,12 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
         uf = userfun(name, [(n, ScalarType(t)) for n, t in uparams], ret, "\n" + src + "\n")
         return uf, used, out.types, tuple(code for _, code in gen.flags)
 
-    main = user_function(f"uf_{kname}", body, (IntT, FloatT, BoolT, CharT), several=True)
+    main = user_function(f"uf_{ukname}", body, (IntT, FloatT, BoolT, CharT), several=True)
     if main is None:
         return None
     reduce_parts = None
-    if isinstance(soac, ir.Reduce):
-        reduce_parts = _reduce_functions(kname, soac, main, scal, scal_env, user_function)
+    if isinstance(soac, (ir.Reduce, ir.Scan)):
+        reduce_parts = _reduce_functions(ukname, soac, main, scal, scal_env, user_function)
         if reduce_parts is None:
             return None
     pack = None
@@ -521,7 +523,7 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
         ret = rts[0] if len(rts) == 1 else TupleType(tuple(rts))
         value = "r0" if len(rts) == 1 else \
             f"({c_type_name(ret)}){{{', '.join(f'r{j}' for j in range(len(rts)))}}}"
-        pack = userfun(f"uf_{kname}_out", [(f"r{j}", t) for j, t in enumerate(rts)], ret,
+        pack = userfun(f"uf_{ukname}_out", [(f"r{j}", t) for j, t in enumerate(rts)], ret,
                        f"\n  return {value};\n")
     def value_function(name: str, e: ir.Exp, kind: type):
         """How the value ``e`` of λcu type ``kind`` is computed in the map's function: a value
@@ -538,8 +540,8 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
 
     index_funs, guard_funs = [], []
     for k, at in enumerate(ats):
-        u = value_function(f"uf_{kname}_i{k}", at.idx, IntT)
-        g = None if at.guard is None else value_function(f"uf_{kname}_g{k}", at.guard, BoolT)
+        u = value_function(f"uf_{ukname}_i{k}", at.idx, IntT)
+        g = None if at.guard is None else value_function(f"uf_{ukname}_g{k}", at.guard, BoolT)
         if u is None or (at.guard is not None and g is None):
             return None
         index_funs.append(u)
@@ -565,7 +567,7 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
 
     def body_of(*ps):
         vparams = dict(zip(vec_names, ps[:len(vec_names)]))
-        ss = ps[len(vec_names):]
+        ss = ps[len(vec_names):len(vec_names) + len(sc_params)]
         vs = [FunCall(Generate(N), ()) if name == INDEX else vparams[name] for name, _, _ in ins]
         host_at: dict = {}                  # a host scalar's first position among the scalars
         pos = 0
@@ -627,13 +629,26 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
 
         def elem(t):
             return apply_main((lambda k: t) if len(vs) == 1 else (lambda k: FunCall(Get(k), (t,))))
-        fold = reduceSeq(lam(lambda acc, t: FunCall(op_uf, (acc, elem(t)) + tuple(ss)), ["acc", "t"]),
-                         FunCall(toPrivate(init_uf), tuple(ss)))
+        step = lam(lambda acc, t: FunCall(op_uf, (acc, elem(t)) + tuple(ss)), ["acc", "t"])
         rows = partition(PV, lambda c: A.sub(A.div(A.mul(A.add(c, 1), N), PV), A.div(A.mul(c, N), PV)))
+        if scan_phase:
+            # a SCAN's last pass: chunk c scans its elements again from its carry-in (the
+            # exclusive scan of the chunk results), writing the output in place
+            carry = ps[len(vec_names) + len(sc_params)]
+            chunk = lam(lambda t: toGlobal(scanSeq(step, FunCall(toPrivate(id_uf), (FunCall(Get(1), (t,)),))))(
+                FunCall(Get(0), (t,))), ["t"])
+            return join()(mapGlb(chunk)(zip_(rows(data), carry)))
+        fold = reduceSeq(step, FunCall(toPrivate(init_uf), tuple(ss)))
         chunk = lam(lambda row: toGlobal(mapSeq(id_uf))(fold(row)), ["row"])
         return join()(mapGlb(chunk)(rows(data)))
 
-    prog = program(f"{kname}_lift", vec_params + sc_params, body_of)
+    carry_params = []
+    if scan_phase:
+        if reduce_parts is None or not isinstance(soac, ir.Scan):
+            return None
+        carry_params = [("carry", ArrayType(ScalarType(_lift_scalar(main[2][0])), PV))]
+    prog = program(f"{kname}_{'liftscan' if scan_phase else 'lift'}", vec_params + sc_params + carry_params,
+                   body_of)
     if uses[0] > MAX_ACCESSES:
         return None
     try:
@@ -661,6 +676,8 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
             args.append(("err",))
         elif kp.kind == "errbase":
             args.append(("errbase",))
+        elif kp.name == "carry" and scan_phase:
+            args.append(("carry",))
         elif kp.name in byname:
             args.append(byname[kp.name])
         else:   # pragma: no cover - a lowering bug

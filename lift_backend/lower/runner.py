@@ -482,7 +482,8 @@ class OpenCLRunner:
         return 0 < n <= _INT_MAX - 1024 and all(int(ctx[j]) == n for j in lm.inputs) \
             and all(int(ctx[a[1]]) <= _INT_MAX for a in lm.args if a[0] == "len")
 
-    def _launch_lift(self, kern: Any, lm: Any, host: list, n: int, outs: list, chunks: int = 0) -> None:
+    def _launch_lift(self, kern: Any, lm: Any, host: list, n: int, outs: list, chunks: int = 0,
+                     carry: Any = None) -> None:
         """Launch a SOAC's Lift kernel (``host``: the SOAC's context arguments; ``chunks``: a
         REDUCE's number of chunks, one work-item each)."""
         args: list = []
@@ -493,6 +494,8 @@ class OpenCLRunner:
                 args.append(np.int32(n))
             elif a[0] == "chunks":
                 args.append(np.int32(chunks))
+            elif a[0] == "carry":
+                args.append(carry)
             elif a[0] == "len":
                 args.append(np.int32(host[a[1]]))
             elif a[0] == "err":
@@ -856,7 +859,13 @@ class OpenCLRunner:
                     self.launch(K("spread"), P2, ctx + [L(P), L(P2)] + parts + ps + carry2 + carry)
                 else:
                     self.launch(K("carry"), 1, ctx + [L(P)] + parts + ps + carry)
-                if P:
+                lms = ls.info.get("lift_scan")
+                if P and lms is not None and self._lift_fits(lms, ctx, n):
+                    # the last pass the Lift compiler wrote: each chunk scans again from its
+                    # carry-in (scanSeq)
+                    self._launch_lift(K("liftscan"), lms, ctx, n, [o.buf for o in outs], chunks=P,
+                                      carry=carry[0])
+                elif P:
                     self.launch(K("scan"), P, ctx + [L(n), L(P)] + carry + [o.buf for o in outs])
             elif P2:
                 self.launch(K("carry"), 1, ctx + [L(P2)] + parts2 + [o.buf for o in outs])

@@ -413,14 +413,20 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
                             "split(ceil(n/P))) $ generate(n)" if seg else
                             "mapGlb(0)(toGlobal(reduceSeq(op)) o split(ceil(n/P))) $ generate(n)"),
                  p1_params, p1)
-        if isinstance(soac, ir.Reduce):
-            # the chunks are also a Lift program where lift_map.py can build one (the runner
-            # launches it where the inputs read at the element's index have its length)
+        if isinstance(soac, (ir.Reduce, ir.Scan)):
+            # the chunks (and a SCAN's last pass) are also Lift programs where lift_map.py can
+            # build them (the runner launches them where the inputs read at the element's index
+            # have its length)
             from .lift_map import lift_map
             lm = lift_map(kname, soac, tenv, ctx, sites, strategy)
             if lm is not None:
                 b.phases.append(Phase(lm.name, lm.text(), lm.kernel.source, compiled=True))
                 info["lift"] = lm
+                if isinstance(soac, ir.Scan):
+                    ls2 = lift_map(kname, soac, tenv, ctx, sites, strategy, scan_phase=True)
+                    if ls2 is not None:
+                        b.phases.append(Phase(ls2.name, ls2.text(), ls2.kernel.source, compiled=True))
+                        info["lift_scan"] = ls2
 
         # phase 2: one work-item combines the chunk results in order
         def p2(gen):

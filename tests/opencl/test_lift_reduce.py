@@ -93,7 +93,7 @@ def test_reductions_that_are_not_lift_programs():
     # an element that can fail (a division: its flag has nowhere to go in a fold)
     div = Reduce(th(("i", INT), prim("div", const(100), Index(ps, i), loc=L("r:9:1"))), (const(0),),
                  op2("add", INT), length("ps"))
-    scan = Scan(th(("i", INT), Index(ps, i)), (const(0),), op2("add", INT), length("ps"))
+    scan = Scan(th(("i", INT), Index(ps, i)), (const(7),), op2("add", INT), length("ps"))
     # an init that is not the operator's identity: λcu applies it once, a chunk fold from it
     # would count it once per chunk
     off = Reduce(th(("i", INT), Index(ps, i)), (const(5),), op2("add", INT), length("ps"))
@@ -193,3 +193,71 @@ def test_div0_in_a_reduction_is_still_reported(runners):
     check(prog, runners, v, expect_error=False)
     v[1234] = 0
     assert check(prog, runners, v, expect_error=True) == (L("r:9:1"), MSG_DIV0)
+
+
+# ------------------------------------------------------------------------------------------------
+# SCANs: the chunk pass as above, and the last pass, each chunk scanning again from its carry-in,
+# as the Lift program  join o mapGlb(0)(\t -> toGlobal(scanSeq(\acc x -> op(acc, f(x)), t._1))
+# $ t._0) $ zip(partition(P, ...) $ zip(inputs), carry)
+
+
+def scans():
+    """The REDUCEs of :func:`reductions` as SCANs (exclusive, as λcu's)."""
+    prog = reductions()
+    k = prog.kernels[0]
+    binds = [(b.vars[0].name, Scan(b.soac.f, b.soac.init, b.soac.op, b.soac.size)) for b in k.binds]
+    return Program((kernel("K", [(p.name, p.ty) for p in k.params], binds, [b[0] for b in binds]),))
+
+
+def test_scans_are_two_lift_programs():
+    prog = scans()
+    ls = lifted(prog)
+    assert [x.soac for x in ls] == [b.soac for b in prog.kernels[0].binds]
+    for x in ls:
+        lm, lms = x.info["lift"], x.info["lift_scan"]
+        assert "reduceSeq(" in lm.text()
+        text = lms.text()
+        assert "scanSeq(" in text and "carry: [" in text, text
+        if "arrayAccess(" not in text:
+            again = compile_program(parse(text).program(lms.name), global_size=lms.kernel.launch.global_size,
+                                    local_size=lms.kernel.launch.local_size, error_base=True, soa_output=True)
+            assert again.source == lms.kernel.source
+        # the two programs build together: their user functions have their own names
+        base = lms.name[:-len("_liftscan")]
+        assert f"uf_{base}_s" in lms.kernel.source and f"uf_{base}_s" not in lm.kernel.source
+
+
+@pytest.mark.parametrize("n", ODD_SIZES + (65, BIG))
+def test_lift_scans_equal_numpy(runners, n):
+    rng = np.random.default_rng(n + 1)
+    xs, ys, ps, cs = _inputs(rng, n)
+    # positive floats: a prefix sum of mixed signs crosses zero, where no relative tolerance
+    # holds for a regrouped sum
+    xs, ys = np.abs(xs) + 0.5, np.abs(ys) + 0.5
+    gather = (np.abs(ps.astype(np.int64)) % max(n, 1)).astype(np.int32)
+    rs = runners if n < BIG else runners[:1]
+    check(scans(), rs, xs, ys, gather, cs, np.int32(3), expect_error=False, rtol=FLOAT_SUM_RTOL,
+          names=[f"r{j}" for j in range(7)])
+
+
+def test_the_lift_scan_kernels_are_what_run():
+    r = OpenCLRunner(profile=True)
+    rng = np.random.default_rng(6)
+    n = 100000
+    xs, ys, ps, cs = _inputs(rng, n)
+    check(scans(), [r], xs, ys, (np.arange(n) % n).astype(np.int32), cs, np.int32(2),
+          expect_error=False, rtol=FLOAT_SUM_RTOL)
+    r._collect_events()
+    names = set(r.stats.by_kernel)
+    assert sum(k.endswith("_liftscan") for k in names) == 7, names
+    assert sum(k.endswith("_lift") for k in names) == 7, names
+    assert not any(k.endswith("_scan") or k.endswith("_chunks") for k in names), names
+
+
+def test_a_scan_subscript_failure_reports_its_site(runners):
+    rng = np.random.default_rng(8)
+    n = 5000
+    xs, ys, ps, cs = _inputs(rng, n)
+    g = (np.arange(n) * 3 % n).astype(np.int32)
+    g[4321] = -5
+    assert check(scans(), runners, xs, ys, g, cs, np.int32(1), expect_error=True) == (L("r:7:1"), MSG_BOUNDS)
