@@ -291,7 +291,8 @@ def _is_identity(op: ir.Thunk, init: ir.Exp, t: Type) -> bool:
     return False
 
 
-def _reduce_functions(kname: str, soac: ir.Reduce, main, scal: list, scal_env: dict, user_function):
+def _reduce_functions(kname: str, soac: ir.Reduce, main, scal: list, scal_env: dict, user_function,
+                      need_identity: bool = True):
     """The user functions of a REDUCE's Lift chunks, or None where it has none: its operator
     ``op(acc, x, scalars...)`` (one component, no failing site), its ``init`` (a user function of
     the scalars) and the copy of a chunk's result to the output (this kernel's own ``id``: the
@@ -302,7 +303,7 @@ def _reduce_functions(kname: str, soac: ir.Reduce, main, scal: list, scal_env: d
     if main[3] or len(main[2]) != 1 or len(soac.init_exps) != 1 or len(soac.op.params) != 2:
         return None
     t = main[2][0]
-    if not _is_identity(soac.op, soac.init_exps[0], t):
+    if need_identity and not _is_identity(soac.op, soac.init_exps[0], t):
         return None
     lt = _lift_scalar(t)
     if lt is None or any(p.ty != t for p in soac.op.params):
@@ -348,7 +349,7 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
     from .. import compile_program
     from ..errors import LiftError
     from ..ir.builders import (id_, join, lam, mapGlb, mapSeq, partition, program, reduceSeq,
-                               scanSeq, toGlobal, toPrivate, userfun, zip_)
+                               scanSeq, splitOffsets, toGlobal, toPrivate, userfun, zip_)
     from ..ir.expr import FunCall
     from ..ir.patterns import At, AtIf, FailIf, Generate, Get
     from ..types import ArrayType, ScalarType, TupleType, c_type_name
@@ -510,8 +511,10 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
     if main is None:
         return None
     reduce_parts = None
-    if isinstance(soac, (ir.Reduce, ir.Scan)):
-        reduce_parts = _reduce_functions(ukname, soac, main, scal, scal_env, user_function)
+    if isinstance(soac, (ir.Reduce, ir.Scan, ir.SegReduce)):
+        # a segment folds from init once: any init serves a SEG_REDUCE's rows
+        reduce_parts = _reduce_functions(ukname, soac, main, scal, scal_env, user_function,
+                                         need_identity=not isinstance(soac, ir.SegReduce))
         if reduce_parts is None:
             return None
     pack = None
@@ -630,6 +633,13 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
         def elem(t):
             return apply_main((lambda k: t) if len(vs) == 1 else (lambda k: FunCall(Get(k), (t,))))
         step = lam(lambda acc, t: FunCall(op_uf, (acc, elem(t)) + tuple(ss)), ["acc", "t"])
+        if isinstance(soac, ir.SegReduce):
+            # a SEG_REDUCE's rows plan: work-item s folds segment s, the descriptor's offsets
+            # (one more than segments) cutting the zipped inputs into a position-dependent array
+            offs = ps[len(vec_names) + len(sc_params)]
+            fold = reduceSeq(step, FunCall(toPrivate(init_uf), tuple(ss)))
+            chunk = lam(lambda row: toGlobal(mapSeq(id_uf))(fold(row)), ["row"])
+            return join()(mapGlb(chunk)(splitOffsets(offs, data)))
         rows = partition(PV, lambda c: A.sub(A.div(A.mul(A.add(c, 1), N), PV), A.div(A.mul(c, N), PV)))
         if scan_phase:
             # a SCAN's last pass: chunk c scans its elements again from its carry-in (the
@@ -643,6 +653,9 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
         return join()(mapGlb(chunk)(rows(data)))
 
     carry_params = []
+    MV = size_var("M")          # a SEG_REDUCE's segments + 1 (its offsets)
+    if isinstance(soac, ir.SegReduce):
+        carry_params = [("offs", ArrayType(ScalarType("int"), MV))]
     if scan_phase:
         if reduce_parts is None or not isinstance(soac, ir.Scan):
             return None
@@ -652,7 +665,10 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
     if uses[0] > MAX_ACCESSES:
         return None
     try:
-        if reduce_parts is not None:
+        if isinstance(soac, ir.SegReduce):
+            # one work-item per segment in work-groups of CPU_LOCAL on a CPU (the mapGlb an if)
+            launch = {"global_size": A.add(MV, CPU_LOCAL - 2)} if strategy == "cpu" else {}
+        elif reduce_parts is not None:
             # one work-item per chunk on a CPU (the mapGlb an if); strided over them on a GPU
             launch = {"global_size": PV, "local_size": 1} if strategy == "cpu" else {}
         else:
@@ -671,13 +687,15 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
             args.append(("out", sum(a[0] == "out" for a in args)))
         elif kp.kind == "size":
             args.append(("size",) if kp.name == "N" else ("chunks",) if kp.name == "P"
-                        else ("len", where[len_of[kp.name]][1]))
+                        else ("segs1",) if kp.name == "M" else ("len", where[len_of[kp.name]][1]))
         elif kp.kind == "errors":
             args.append(("err",))
         elif kp.kind == "errbase":
             args.append(("errbase",))
         elif kp.name == "carry" and scan_phase:
             args.append(("carry",))
+        elif kp.name == "offs" and isinstance(soac, ir.SegReduce):
+            args.append(("offs",))
         elif kp.name in byname:
             args.append(byname[kp.name])
         else:   # pragma: no cover - a lowering bug

@@ -362,6 +362,13 @@ class OpenCLRunner:
         self._own(v, nbytes, cls)
         return v
 
+    def _offsets_vec(self, n: int) -> DVec:
+        """A descriptor's offsets: ``n`` int32 and, after them, the total (written by the
+        descriptor's kernels), so that the offsets are ``splitOffsets``' ``n + 1`` row bounds."""
+        v = self.new_vec(n + 1, np.int32)
+        v.n = n
+        return v
+
     def new_scalar(self, dtype: np.dtype) -> DScalar:
         cls = self._class_of(8)
         v = DScalar(self._alloc(8, cls=cls), dtype)
@@ -483,7 +490,7 @@ class OpenCLRunner:
             and all(int(ctx[a[1]]) <= _INT_MAX for a in lm.args if a[0] == "len")
 
     def _launch_lift(self, kern: Any, lm: Any, host: list, n: int, outs: list, chunks: int = 0,
-                     carry: Any = None) -> None:
+                     carry: Any = None, sd: Optional[DSd] = None) -> None:
         """Launch a SOAC's Lift kernel (``host``: the SOAC's context arguments; ``chunks``: a
         REDUCE's number of chunks, one work-item each)."""
         args: list = []
@@ -496,6 +503,10 @@ class OpenCLRunner:
                 args.append(np.int32(chunks))
             elif a[0] == "carry":
                 args.append(carry)
+            elif a[0] == "offs":
+                args.append(sd.offsets.buf)
+            elif a[0] == "segs1":
+                args.append(np.int32(sd.count + 1))
             elif a[0] == "len":
                 args.append(np.int32(host[a[1]]))
             elif a[0] == "err":
@@ -506,6 +517,12 @@ class OpenCLRunner:
                 args.append(host[a[1]])
         if chunks:
             self.launch(kern, chunks, args, local=1 if self.c.strategy == "cpu" else 0)
+        elif sd is not None:
+            from .lift_map import CPU_LOCAL
+            if self.c.strategy == "cpu":
+                self.launch(kern, sd.count, args, local=CPU_LOCAL)
+            else:
+                self.launch(kern, min(sd.count, self.map_items), args)
         elif self.c.strategy == "cpu":
             # at least one work-item per element: the kernel's mapGlb is an ``if`` (lift_map.py)
             from .lift_map import CPU_LOCAL
@@ -646,7 +663,7 @@ class OpenCLRunner:
                         [lengths.buf, np.int64(lengths.n), conv.buf])
             lengths = conv
         n = lengths.n
-        offs = self.new_vec(n, np.int32)
+        offs = self._offsets_vec(n)
         if n == 0:
             return DSd(lengths, offs, 0, 0)
         total = self._alloc(8)
@@ -670,7 +687,9 @@ class OpenCLRunner:
     def sd_from_lengths(self, lengths: np.ndarray) -> DSd:
         sd = SegDes(lengths)
         lv = self.upload(sd.lengths.astype(np.int32))
-        ov = self.upload(sd.offsets.astype(np.int32))
+        # one offset more than segments (the total): the segments as splitOffsets rows
+        ov = self.upload(np.append(sd.offsets, sd.total).astype(np.int32))
+        ov.n = sd.count
         return DSd(lv, ov, sd.total, int(sd.lengths.max()) if sd.count else 0)
 
     def to_host(self, v: Any) -> Any:
@@ -799,6 +818,13 @@ class OpenCLRunner:
             if "rowsl_cap" in ls.info:
                 self.launch(K("rowsl"), min(sd.count, self.map_items), ctx + [L(sd.count), L(n)] + [o.buf for o in outs])
                 return outs
+            lm = ls.info.get("lift")
+            if isinstance(s, ir.SegReduce) and lm is not None and self._lift_fits(lm, ctx, n) \
+                    and sd.count < _INT_MAX:
+                # the rows the Lift compiler wrote (lift_map.py): the descriptor's offsets cut
+                # the inputs into segments (splitOffsets), one work-item folding each
+                self._launch_lift(K("lift"), lm, ctx, n, [o.buf for o in outs], sd=sd)
+                return outs
             self.launch(K("rows"), min(sd.count, self.map_items), ctx + [L(sd.count), L(n)] + [o.buf for o in outs])
             return outs
         ctx = self._ctx_args(ls, kenv) + [self.err, self._errbase(ls)]
@@ -834,7 +860,7 @@ class OpenCLRunner:
             lm = ls.info.get("lift")
             if strided:
                 self.launch(K("strided"), P, ctx + [L(n), L(P)] + parts)
-            elif P and lm is not None and self._lift_fits(lm, ctx, n):
+            elif P and not seg and lm is not None and self._lift_fits(lm, ctx, n):
                 # the chunks the Lift compiler wrote (lift_map.py): balanced chunks of the
                 # zipped inputs, one work-item each
                 self._launch_lift(K("lift"), lm, ctx, n, parts, chunks=P)
@@ -1049,7 +1075,7 @@ class OpenCLRunner:
         """A descriptor of lengths computed on the device whose total is known (its longest
         segment is read back only if a plan asks for it)."""
         n = lengths.n
-        offs = self.new_vec(n, np.int32)
+        offs = self._offsets_vec(n)
         if not n:
             return DSd(lengths, offs, total, 0)
         maxs, P = self._sd_scan(lengths, offs, self._alloc(8), np.int32(_INT_MAX))

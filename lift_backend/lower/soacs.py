@@ -413,8 +413,8 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
                             "split(ceil(n/P))) $ generate(n)" if seg else
                             "mapGlb(0)(toGlobal(reduceSeq(op)) o split(ceil(n/P))) $ generate(n)"),
                  p1_params, p1)
-        if isinstance(soac, (ir.Reduce, ir.Scan)):
-            # the chunks (and a SCAN's last pass) are also Lift programs where lift_map.py can
+        if isinstance(soac, (ir.Reduce, ir.Scan, ir.SegReduce)):
+            # the chunks (and a SCAN's last pass, a SEG_REDUCE's rows) are also Lift programs where lift_map.py can
             # build them (the runner launches them where the inputs read at the element's index
             # have its length)
             from .lift_map import lift_map
@@ -992,6 +992,7 @@ kernel void nz_sd_small(global const int* restrict lens, const long n, global in
   for (long i = 0; i < n; i++) {
     int l = lens[i]; if (l < 0) atomic_min(err, code); offs[i] = (int)s; s += l; m = max(m, l);
   }
+  offs[n] = (int)s;   /* one offset more than segments: the segments as splitOffsets rows */
   total[0] = s; maxs[0] = m;
 }
 kernel void nz_sd_group(global const int* restrict lens, const long n, global int* restrict offs,
@@ -1017,6 +1018,7 @@ kernel void nz_sd_group(global const int* restrict lens, const long n, global in
   barrier(CLK_LOCAL_MEM_FENCE);
   long o = ls[t];
   for (long i = lo; i < hi; i++) { offs[i] = (int)o; o += lens[i]; }
+  if (t == W - 1) offs[n] = (int)o;
 }
 kernel void nz_sd_carry(global long* restrict sums, const long P, global long* restrict total) {
   if (get_global_id(0) != 0) return;
@@ -1045,6 +1047,7 @@ kernel void nz_sd_offsets(global const int* restrict lens, const long n, const l
   const long lo = c * n / P, hi = (c + 1) * n / P;
   long s = sums[c];
   for (long i = lo; i < hi; i++) { offs[i] = (int)s; s += lens[i]; }
+  if (c == P - 1) offs[n] = (int)s;
 }
 kernel void nz_sd_offsets_self(global const int* restrict lens, const long n, const long P,
                                global const long* restrict sums, global int* restrict offs,
@@ -1056,7 +1059,7 @@ kernel void nz_sd_offsets_self(global const int* restrict lens, const long n, co
   long s = 0;
   for (long k = 0; k < c; k++) s += sums[k];
   for (long i = lo; i < hi; i++) { offs[i] = (int)s; s += lens[i]; }
-  if (c == P - 1) total[0] = s;
+  if (c == P - 1) { total[0] = s; offs[n] = (int)s; }
 }
 kernel void nz_sd_ids(global const int* restrict offs, const long count, const long total,
                       global int* restrict ids) {

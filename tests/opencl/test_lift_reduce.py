@@ -261,3 +261,71 @@ def test_a_scan_subscript_failure_reports_its_site(runners):
     g = (np.arange(n) * 3 % n).astype(np.int32)
     g[4321] = -5
     assert check(scans(), runners, xs, ys, g, cs, np.int32(1), expect_error=True) == (L("r:7:1"), MSG_BOUNDS)
+
+
+# ------------------------------------------------------------------------------------------------
+# SEG_REDUCEs: the rows plan (one work-item a segment) as the Lift program
+#   join o mapGlb(0)(toGlobal(mapSeq(id)) o reduceSeq(\acc t -> op(acc, f(t)), init))
+#     $ splitOffsets(offs, zip(inputs))
+# the descriptor's offsets (one more than segments: the total) cutting the inputs into rows
+
+
+def seg_reductions():
+    """Per segment: a dot product, a max from an init that is no identity (each segment folds
+    from init once), an ``or`` of a comparison, and a sum through a gather (its subscript's
+    site)."""
+    from lambda_cu.ir import SegReduce
+    from lambda_cu.types import SD
+    xs, ys, ps, sd = var("xs"), var("ys"), var("ps"), var("sd")
+    dot = SegReduce(th(("i", INT), prim("mul", Index(xs, i), Index(ys, i))), (const(0.0),),
+                    op2("add", FLOAT), sd)
+    mx = SegReduce(th(("i", INT), Index(ps, i)), (const(5),), op2("max", INT), sd)
+    anyg = SegReduce(th(("i", INT), prim("gt", Index(ps, i), var("k"))), (const(False),), op2("or", BOOL), sd)
+    gsum = SegReduce(th(("i", INT), Index(xs, Index(ps, i), L("s:4:1"))), (const(1.5),), op2("add", FLOAT), sd)
+    binds = [("r0", dot), ("r1", mx), ("r2", anyg), ("r3", gsum)]
+    return Program((kernel("K", [("xs", VecT(FLOAT)), ("ys", VecT(FLOAT)), ("ps", VecT(INT)), ("k", INT),
+                                 ("sd", SD)], binds, [b[0] for b in binds]),))
+
+
+def test_segmented_reductions_are_lift_programs():
+    prog = seg_reductions()
+    ls = lifted(prog)
+    assert [x.soac for x in ls] == [b.soac for b in prog.kernels[0].binds]
+    for x in ls:
+        text = x.info["lift"].text()
+        assert "splitOffsets(offs, " in text and "reduceSeq(" in text and "offs: [int]M" in text, text
+
+
+SEG_SHAPES = [[1], [3, 0, 2], [0, 0, 5, 0], [7] * 300, [1, 2, 3, 4] * 500, [2049, 0, 1, 4097], [2] * 20000,
+              [1, 0, 3] * 30000,
+              [0] * 20 + [1]]
+
+
+@pytest.mark.parametrize("lengths", SEG_SHAPES, ids=range(len(SEG_SHAPES)))
+def test_lift_segmented_reductions_equal_numpy(runners, lengths):
+    from lambda_cu.values import SegDes
+    rng = np.random.default_rng(len(lengths))
+    n = int(sum(lengths))
+    xs, ys, ps, _ = _inputs(rng, n)
+    ps = (np.abs(ps.astype(np.int64)) % max(n, 1)).astype(np.int32)
+    check(seg_reductions(), runners, xs, ys, ps, np.int32(n // 2), SegDes(lengths), expect_error=False,
+          rtol=FLOAT_SUM_RTOL, names=["r0", "r1", "r2", "r3"])
+
+
+def test_the_lift_rows_are_what_run_and_report_their_site():
+    from lambda_cu.values import SegDes
+    r = OpenCLRunner(profile=True)
+    rng = np.random.default_rng(9)
+    lengths = [3, 0, 5, 8, 1] * 2000
+    n = sum(lengths)
+    xs, ys, ps, _ = _inputs(rng, n)
+    ps = (np.arange(n) * 7 % n).astype(np.int32)
+    check(seg_reductions(), [r], xs, ys, ps, np.int32(9), SegDes(lengths), expect_error=False,
+          rtol=FLOAT_SUM_RTOL)
+    r._collect_events()
+    names = set(r.stats.by_kernel)
+    assert sum(k.endswith("_lift") for k in names) == 4, names
+    assert not any(k.endswith("_rows") for k in names), names
+    ps[12345] = n
+    assert check(seg_reductions(), [r, OpenCLRunner()], xs, ys, ps, np.int32(9), SegDes(lengths),
+                 expect_error=True) == (L("s:4:1"), MSG_BOUNDS)

@@ -145,6 +145,44 @@ kernel void v_KF1_0_chunks(
   }
 }
 
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+
+double uf_v_KF1_0_init() {
+  return (0.0);
+}
+
+double uf_v_KF1_0(double x1, double a0) {
+  double t1 = (x1 * a0);
+  return t1;
+}
+
+int v_KF1_0_lift_check(int i, int n, int site, global int* err) {
+  if ((uint)i < (uint)n) return i;
+  atomic_min(err, site);
+  return 0;
+}
+
+double uf_v_KF1_0_op(double acc, double x) {
+  double t1 = (acc + x);
+  return t1;
+}
+
+double uf_v_KF1_0_id(double x) {
+  return x;
+}
+
+kernel void v_KF1_0_lift(const global int* restrict v0, const global double* restrict v1, const global double* restrict v2, const global int* restrict offs, global double* out, int N, int L0, int M, global int* lift_err, const int lift_errbase) {
+  if (get_global_id(0) < M - 1) {
+    int gl_id = get_global_id(0);
+    double v3 = uf_v_KF1_0_init();
+    double acc1 = v3;
+    for (int i = 0; i < offs[gl_id + 1] - offs[gl_id]; i += 1) {
+      acc1 = uf_v_KF1_0_op(acc1, uf_v_KF1_0(v1[i + offs[gl_id]], v2[v_KF1_0_lift_check(v0[i + offs[gl_id]], L0, lift_errbase + 1, lift_err)]));
+    }
+    out[gl_id] = uf_v_KF1_0_id(acc1);
+  }
+}
+
 kernel void v_KF1_0_carry(
     global const int* restrict v_sd3_ids,
     long v_sd3_ids_n,
