@@ -72,10 +72,25 @@ LOOPS = {
     "gpu": "#define NZ_FOR(i, n) for (long i = get_global_id(0); i < (long)(n); i += get_global_size(0))",
 }
 
+#: a CPU work-item's contiguous block ``i`` of ``0 .. n - 1`` as a loop over the segments of a
+#: descriptor (``offs``: its offsets, ``cnt`` segments) that the block overlaps, and within each
+#: over the block's elements of that segment: ``s`` (its id, found by a walk from the segment
+#: found last) is the same for every element of the inner loop, so what a thunk computes from
+#: the segment id alone is loop-invariant there (the C compiler hoists it and vectorises the
+#: rest).  An index beyond the last offset belongs to the last segment, as a walk says.
+SEG_LOOP = (
+    "#define NZ_SEGFOR(i, n, offs, cnt, s) "
+    "for (long i = (long)get_global_id(0) * (long)(n) / (long)get_global_size(0), "
+    "i##_end = ((long)get_global_id(0) + 1) * (long)(n) / (long)get_global_size(0), "
+    "s = 0, s##_e = 0, s##_at = -1; i < i##_end; ) "
+    "for (s = nz_walk_ids((offs), (cnt), i, &s##_at), "
+    "s##_e = s + 1 < (long)(cnt) ? min((long)(offs)[s + 1], i##_end) : i##_end; "
+    "i < s##_e; i++)")
+
 
 def prelude(strategy: str) -> str:
     """The C prelude of every lowered program for a device kind (``cpu`` or ``gpu``)."""
-    return LOOPS[strategy] + "\n" + PRELUDE
+    return LOOPS[strategy] + "\n" + PRELUDE + (SEG_LOOP + "\n" if strategy == "cpu" else "")
 
 
 _MATH_CALL = re.compile(r"\bnz_(exp|ln|sin|cos|tan|asin|acos|atan|sinh|cosh|tanh|pow|log)\(")
@@ -217,6 +232,13 @@ class CGen:
         #: at the kernel's top (``state``)
         self.walks = dict(walks or {})
         self.walk_index: set[str] = set()
+        #: the walk (``sd.ids`` key) whose segment id the kernel's loop keeps in a variable
+        #: (``NZ_SEGFOR``): the id of the loop's own index is that variable, no walk
+        self.seg_loop: Optional[tuple[str, str]] = None
+        #: a work-item's private error code (the least site that failed), where the kernel
+        #: reports it once after its loop (``atomic_min`` on the error buffer at the end, the
+        #: same least code): an element loop with no atomic in it can be vectorised
+        self.err_var: Optional[str] = None
         self.state: list[str] = []
         self.lines: list[str] = []
         self.indent = indent
@@ -250,6 +272,8 @@ class CGen:
         return self.sites.of(key, loc, message)
 
     def err(self, site: int) -> str:
+        if self.err_var is not None:
+            return f"{self.err_var} = min({self.err_var}, errbase + {site});"
         return f"NESSIE_ERR(errbase + {site});"
 
 
@@ -421,7 +445,12 @@ class CGen:
         read = f"{acc.buf}[{ix}]"
         walk = (self.walks.get(f"{e.vec.sd.name}.ids") if isinstance(e.vec, ir.SegVec)
                 and e.vec.field == "ids" and isinstance(e.vec.sd, ir.Var) else None)
-        if walk is not None and ix in self.walk_index:
+        if walk is not None and ix in self.walk_index and self.seg_loop is not None \
+                and self.seg_loop[0] == f"{e.vec.sd.name}.ids":
+            # the loop's segment of its own index (NZ_SEGFOR): 0 <= id < the count
+            read = self.seg_loop[1]
+            self.ranges[out] = (walk[1], ())
+        elif walk is not None and ix in self.walk_index:
             pos = f"{walk[0]}_at"
             decl = f"long {pos} = -1;"
             if decl not in self.state:

@@ -101,6 +101,7 @@ class Context:
         #: computes the ids
         self.ids_unread: set = set()
         self.ids_unread_rows: set = set()
+        self.walk_ids = walk_ids
         if walk_ids:
             for (n, f, k) in list(uses):
                 if f == "ids" and k == "buf":
@@ -159,8 +160,11 @@ class Context:
         """After the phases are generated: the descriptors whose id vector none of them reads
         (every read was a walk) need no ids from the runner (``ids_unread``); those read only
         by the chunked strategy's phases need none for the rows plan (``ids_unread_rows``)."""
-        for key in self.walks:
-            n = key[:-len(".ids")]
+        names = {key[:-len(".ids")] for key in self.walks}
+        if self.walk_ids:
+            # a CPU's chunked segmented plans walk their own descriptor too
+            names |= {p.name for p in self.params if p.kind == "sdbuf" and p.extra == "ids"}
+        for n in sorted(names):
             buf = f"{cname(n)}_ids["
             readers = [ph.name for ph in phases if buf in ph.source]
             if not readers:
@@ -324,11 +328,22 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
 
     if isinstance(soac, ir.Map):
         def body(gen):
-            gen.emit("NZ_FOR(i, n) {")
+            # failures are collected in a private code, reported once after the loop
+            gen.err_var = "nz_err"
+            gen.emit("int nz_err = INT_MAX;")
+            if len(ctx.walks) == 1:
+                # the segment ids of the map's own index walked once per segment, not per
+                # element (cgen.SEG_LOOP)
+                (key, (offs, cnt)), = ctx.walks.items()
+                gen.seg_loop = (key, "seg")
+                gen.emit(f"NZ_SEGFOR(i, n, {offs}, {cnt}, seg) {{")
+            else:
+                gen.emit("NZ_FOR(i, n) {")
             v = b.pull(gen, f, "i", below_n=True)
             for j, e in enumerate(v.exprs):
                 gen.emit(f"  out{j}[i] = {e};")
             gen.emit("}")
+            gen.emit("if (nz_err != INT_MAX) atomic_min(err, nz_err);")
         b.kernel("map", "mapGlb(0)(toGlobal(f)) $ generate(n)", ["const long n"] + _buf_params("out", tau), body)
         # the MAP is also a Lift program where lift_map.py can build one, compiled by the Lift
         # compiler (the runner launches it where the inputs read at the map's index have its
@@ -352,11 +367,35 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
         scan = isinstance(soac, (ir.Scan, ir.SegScan))
         sd = cname(soac.sd.name) if seg else None
 
+        #: on a CPU the chunk loops of a segmented SOAC walk its segments (``seg_for``): the
+        #: segment of the loop's index is the variable ``sg``, no segment-id vector is read
+        walk_own = seg and strategy == "cpu"
+        own_key = f"{soac.sd.name}.ids" if seg else None
+
+        def sid(i):
+            return "sg" if walk_own else f"{sd}_ids[{i}]"
+
         def is_start(i):
-            return f"{i} == (long){sd}_offsets[{sd}_ids[{i}]]"
+            return f"{i} == (long){sd}_offsets[{sid(i)}]"
 
         def is_end(i):
-            return f"{i} == (long){sd}_offsets[{sd}_ids[{i}]] + {sd}_lengths[{sd}_ids[{i}]] - 1"
+            return f"{i} == (long){sd}_offsets[{sid(i)}] + {sd}_lengths[{sid(i)}] - 1"
+
+        def seg_for(gen, start: str, x_of):
+            """``for (long i = start; i < hi; i++) {`` -- on a CPU as a loop over the segments
+            the range overlaps, and within each over its elements (``sg`` the segment's id,
+            found by a walk from the one found last); ``x_of(gen)`` pulls the element."""
+            if not walk_own:
+                gen.emit(f"for (long i = {start}; i < hi; i++) {{")
+                return x_of(gen)
+            gen.emit(f"for (long i = {start}, sg = 0, sg_e = 0, sg_at = -1; i < hi; ) "
+                     f"for (sg = nz_walk_ids({sd}_offsets, {sd}_offsets_n, i, &sg_at), "
+                     f"sg_e = min(hi, (long){sd}_offsets[sg] + {sd}_lengths[sg]); i < sg_e; i++) {{")
+            gen.seg_loop = (own_key, "sg") if own_key in ctx.walks else None
+            try:
+                return x_of(gen)
+            finally:
+                gen.seg_loop = None
 
         # number the failing sites in the numpy runner's order (pull thunk, init, operator)
         # before the phases use them in another order (scratch code, thrown away)
@@ -378,8 +417,7 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
                 gen.emit("  const long i = lo;")
                 _assign(gen, acc, b.pull(gen, f, "i", below_n=True))
                 gen.emit("}")
-            gen.emit(f"for (long i = {'lo' if seg else 'lo + 1'}; i < hi; i++) {{")
-            x = b.pull(gen, f, "i", below_n=True)
+            x = seg_for(gen, 'lo' if seg else 'lo + 1', lambda g: b.pull(g, f, "i", below_n=True))
             if seg:
                 gen.emit(f"  if ({is_start('i')}) {{")
                 iv = b.init(gen, soac)
@@ -395,7 +433,7 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
                     # so that the last phase only finishes each chunk's first segment
                     gen.emit(f"  if (started && {is_end('i')}) {{")
                     for j in range(len(tau)):
-                        gen.emit(f"    out{j}[{sd}_ids[i]] = acc{j};")
+                        gen.emit(f"    out{j}[{sid('i')}] = acc{j};")
                     gen.emit("  }")
             else:
                 _assign(gen, acc, b.op(gen, soac.op, _val(acc, tau), x))
@@ -468,17 +506,24 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
             # or end in a later chunk)
             def p3r(gen):
                 _chunk(gen)
-                gen.emit(f"if (lo >= hi || {is_start('lo')}) return;")
+                gen.emit("if (lo >= hi) return;")
+                if walk_own:
+                    # every element this phase folds is of the segment of lo
+                    gen.emit("long sg_at = -1;")
+                    gen.emit(f"const long sg = nz_walk_ids({sd}_offsets, {sd}_offsets_n, lo, &sg_at);")
+                gen.emit(f"if ({is_start('lo')}) return;")
                 # a chunk inside a segment that ends in a later chunk has nothing to write
-                gen.emit(f"if ((long){sd}_offsets[{sd}_ids[lo]] + {sd}_lengths[{sd}_ids[lo]] > hi) return;")
+                gen.emit(f"if ((long){sd}_offsets[{sid('lo')}] + {sd}_lengths[{sid('lo')}] > hi) return;")
                 acc = _decl_acc(gen, "acc", tau)
                 _assign(gen, acc, _val([f"carry{j}[c]" for j in range(len(tau))], tau))
                 gen.emit("for (long i = lo; i < hi; i++) {")
+                gen.seg_loop = (own_key, "sg") if walk_own and own_key in ctx.walks else None
                 x = b.pull(gen, f, "i", below_n=True)
+                gen.seg_loop = None
                 _assign(gen, acc, b.op(gen, soac.op, _val(acc, tau), x))
                 gen.emit(f"  if ({is_end('i')}) {{")
                 for j in range(len(tau)):
-                    gen.emit(f"    out{j}[{sd}_ids[i]] = acc{j};")
+                    gen.emit(f"    out{j}[{sid('i')}] = acc{j};")
                 gen.emit("    break;")
                 gen.emit("  }")
                 gen.emit("}")
@@ -490,8 +535,7 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
                 _chunk(gen)
                 acc = _decl_acc(gen, "acc", tau)
                 _assign(gen, acc, _val([f"carry{j}[c]" for j in range(len(tau))], tau))
-                gen.emit("for (long i = lo; i < hi; i++) {")
-                x = b.pull(gen, f, "i", below_n=True)
+                x = seg_for(gen, "lo", lambda g: b.pull(g, f, "i", below_n=True))
                 if seg:
                     gen.emit(f"  if ({is_start('i')}) {{")
                     _assign(gen, acc, b.init(gen, soac))
@@ -516,8 +560,12 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
                 """Fold (scan) elements ``a`` to ``e`` of global memory into ``acc``; ``ind``:
                 the loop's indentation in the printed C."""
                 gen.emit(f"{ind}for (long i = a; i < e; i++) {{")
-                # a segment's elements lie below the descriptor's total, the kernel's n
+                # a segment's elements lie below the descriptor's total, the kernel's n; the
+                # segment id of each is the row's own, s (no walk)
+                key = f"{soac.sd.name}.ids"
+                gen.seg_loop = (key, "s") if key in ctx.walks else None
                 x = b.pull(gen, f, "i", below_n=True)
+                gen.seg_loop = None
                 if scan:
                     for j in range(len(tau)):
                         gen.emit(f"{ind}  out{j}[i] = acc{j};")

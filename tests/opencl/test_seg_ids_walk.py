@@ -92,16 +92,89 @@ def test_ids_vector_not_computed_when_every_read_walks(runners):
     cpu = [r for r in runners if r.c.strategy == "cpu"][0]
     only_walk = one(Map(th(("i", INT), prim("add", seg("sd", "ids", i), const(1))), TOTAL), [("sd", SD)])
     [lk] = lower_kernel(only_walk.kernels[0], "cpu")
-    assert "nz_walk_ids" in lk.source and "v_sd_ids[" not in lk.source
+    assert "NZ_SEGFOR(i, n, v_sd_offsets" in lk.source and "v_sd_ids[" not in lk.source
     assert lk.ctx.ids_unread == {"sd"}
     [mixed] = lower_kernel(skipping().kernels[0], "cpu")
-    assert "nz_walk_ids" in mixed.source and "v_sd_ids[" in mixed.source
+    assert "NZ_SEGFOR(i, n, v_sd_offsets" in mixed.source and "v_sd_ids[" in mixed.source
     assert mixed.ctx.ids_unread == set()
     [gpu] = lower_kernel(only_walk.kernels[0], "gpu")
-    assert "nz_walk_ids" not in gpu.source and "v_sd_ids[" in gpu.source
+    assert "NZ_SEGFOR" not in gpu.source and "v_sd_ids[" in gpu.source
     sd = SegDes([3, 0, 2, 0, 4])
     ex = Executor(only_walk, cpu)
     dsd = cpu.from_host(sd, SD)
     out = cpu.to_host(ex._run(ex.kernels["K"], [dsd]))
     assert out.tolist() == [1, 1, 1, 3, 3, 5, 5, 5, 5]
     assert dsd._ids is None
+
+
+# ------------------------------------------------------------------------------------------------
+# the segment loop of a CPU MAP (cgen.SEG_LOOP): a work-item's block walked segment by segment, the
+# segment id a loop variable; what the thunk computes from it alone is evaluated only for the
+# segments that have elements in the block
+
+
+def per_segment_gather():
+    """Quicksort's interleave (KF5): per segment, a choice and a source offset read at its id
+    (``which[s]``, ``offs(src)[at[s]]``: a checked, data-dependent subscript), then the element
+    ``i - offs(sd)[s]`` of that segment of one of two vectors."""
+    sid = seg("sd", "ids", i)
+    local = prim("sub", i, seg("sd", "offsets", sid))
+    which = Index(var("which"), sid, L("p:1:1"))
+    base = Index(SegVec(var("src"), "offsets"), Index(var("at"), sid, L("p:1:2")), L("p:1:3"))
+    pos = prim("add", base, local)
+    body = If(prim("eq", which, const(0)), Index(var("xs"), pos, L("p:1:4")),
+              Index(var("ys"), pos, L("p:1:5")))
+    return one(Map(th(("i", INT), body), TOTAL),
+               [("sd", SD), ("src", SD), ("which", IV), ("at", IV), ("xs", IV), ("ys", IV)])
+
+
+def segment_inputs(lengths, rng, short_by=0):
+    """Each segment of ``lengths`` copies a segment of the same length of a source descriptor
+    (in a shuffled order) from xs or ys; ``short_by``: ``at`` lacks its last entries."""
+    m = len(lengths)
+    perm = rng.permutation(m).astype(np.int32)
+    src = SegDes(np.asarray(lengths, np.int64)[np.argsort(perm)] if m else [])
+    which = rng.integers(0, 2, m).astype(np.int32)
+    total = int(sum(lengths))
+    xs = rng.integers(-99, 99, total).astype(np.int32)
+    ys = rng.integers(-99, 99, total).astype(np.int32)
+    return SegDes(lengths), src, which, perm[:m - short_by], xs, ys
+
+
+@pytest.mark.parametrize("lengths", SHAPES + [[1, 0] * 3000, [0] * 5 + [7000] + [0] * 5],
+                         ids=lambda x: str(x)[:40])
+def test_segment_loop_gathers_per_segment(runners, lengths):
+    rng = np.random.default_rng(len(lengths) + 11)
+    check(per_segment_gather(), runners, *segment_inputs(lengths, rng), expect_error=False)
+
+
+def test_segment_loop_big(runners):
+    rng = np.random.default_rng(8)
+    lengths = rng.integers(0, 9, BIG // 4) * (rng.random(BIG // 4) < 0.8)
+    check(per_segment_gather(), runners, *segment_inputs(lengths, rng), expect_error=False)
+
+
+def test_segment_loop_skips_empty_segments_and_reports_the_others(runners):
+    """A per-segment read that would fail for an empty segment is never made (no element asks
+    for it); for a segment with elements it is the located error of every backend."""
+    rng = np.random.default_rng(2)
+    ok = segment_inputs([3, 2, 0], rng, short_by=1)      # at[2] missing: segment 2 is empty
+    check(per_segment_gather(), runners, *ok, expect_error=False)
+    bad = segment_inputs([3, 0, 2], rng, short_by=1)     # at[2] missing: segment 2 has elements
+    assert check(per_segment_gather(), runners, *bad, expect_error=True) == (L("p:1:2"), MSG_BOUNDS)
+
+
+def test_chunked_segmented_plans_walk_their_own_descriptor(runners):
+    """On a CPU the chunked plan of a SEG_REDUCE / SEG_SCAN finds segment starts and ends by
+    walking the offsets (the loop's segment ``sg``): no phase reads the id vector, so the
+    runner never computes it; a GPU's phases read it."""
+    for mk in (lambda t, sd: SegReduce(t, (const(0),), op2("add", INT), sd),
+               lambda t, sd: ir.SegScan(t, (const(0),), op2("add", INT), sd)):
+        prog = one(mk(th(("i", INT), Index(var("xs"), i)), var("sd")), [("sd", SD), ("xs", IV)])
+        [cpu] = lower_kernel(prog.kernels[0], "cpu")
+        assert "v_sd_ids[" not in cpu.source and cpu.ctx.ids_unread == {"sd"}
+        [gpu] = lower_kernel(prog.kernels[0], "gpu")
+        assert "v_sd_ids[" in gpu.source and gpu.ctx.ids_unread == set()
+        rng = np.random.default_rng(4)
+        for lengths in ([5000, 0, 1, 7000, 0], [0, 0, 3], [1] * 3000 + [9000]):
+            check(prog, runners, *data(lengths, rng), expect_error=False)

@@ -55,6 +55,7 @@ inline long nz_walk_ids(global const int* restrict offs, long count, long i, lon
 }
 inline double nz_fmax(double a, double b) { return isnan(a) ? a : (a > b ? a : b); }
 inline double nz_fmin(double a, double b) { return isnan(a) ? a : (a < b ? a : b); }
+#define NZ_SEGFOR(i, n, offs, cnt, s) for (long i = (long)get_global_id(0) * (long)(n) / (long)get_global_size(0), i##_end = ((long)get_global_id(0) + 1) * (long)(n) / (long)get_global_size(0), s = 0, s##_e = 0, s##_at = -1; i < i##_end; ) for (s = nz_walk_ids((offs), (cnt), i, &s##_at), s##_e = s + 1 < (long)(cnt) ? min((long)(offs)[s + 1], i##_end) : i##_end; i < s##_e; i++)
 
 // ===== λcu kernel KF1
 kernel void v_KF1_0_chunks(
@@ -347,29 +348,33 @@ kernel void v_KF2_0_map(
   const int v_n1_0 = v_n1_0_p[0];
   const int v_n3_0 = v_n3_0_p[0];
   if (n <= 2147483647L && (long)(n) <= (long)(v_v0_n)) {
+    int nz_err = INT_MAX;
     NZ_FOR(i, n) {
     int t1 = (int)v_v0[(int)i];
     int t2 = v_n1_0;
-    if (t2 == 0) { NESSIE_ERR(errbase + 1); t2 = 1; }
+    if (t2 == 0) { nz_err = min(nz_err, errbase + 1); t2 = 1; }
     int t3 = nz_tdiv_i(t1, t2);
     int t4 = v_n3_0;
-    if (t4 == 0) { NESSIE_ERR(errbase + 2); t4 = 1; }
+    if (t4 == 0) { nz_err = min(nz_err, errbase + 2); t4 = 1; }
     int t5 = nz_tdiv_i(t1, t4);
       out0[i] = t3;
       out1[i] = t5;
     }
+    if (nz_err != INT_MAX) atomic_min(err, nz_err);
   } else {
+    int nz_err = INT_MAX;
     NZ_FOR(i, n) {
     int t1;
-    if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_v0_n)) { NESSIE_ERR(errbase + 0); t1 = 0; } else t1 = (int)v_v0[(int)i];
+    if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_v0_n)) { nz_err = min(nz_err, errbase + 0); t1 = 0; } else t1 = (int)v_v0[(int)i];
     int t2 = v_n1_0;
-    if (t2 == 0) { NESSIE_ERR(errbase + 1); t2 = 1; }
+    if (t2 == 0) { nz_err = min(nz_err, errbase + 1); t2 = 1; }
     int t3 = nz_tdiv_i(t1, t2);
     int t4 = v_n3_0;
-    if (t4 == 0) { NESSIE_ERR(errbase + 2); t4 = 1; }
+    if (t4 == 0) { nz_err = min(nz_err, errbase + 2); t4 = 1; }
     int t5 = nz_tdiv_i(t1, t4);
       out0[i] = t3;
       out1[i] = t5;
     }
+    if (nz_err != INT_MAX) atomic_min(err, nz_err);
   }
 }

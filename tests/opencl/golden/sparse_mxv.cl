@@ -55,6 +55,7 @@ inline long nz_walk_ids(global const int* restrict offs, long count, long i, lon
 }
 inline double nz_fmax(double a, double b) { return isnan(a) ? a : (a > b ? a : b); }
 inline double nz_fmin(double a, double b) { return isnan(a) ? a : (a < b ? a : b); }
+#define NZ_SEGFOR(i, n, offs, cnt, s) for (long i = (long)get_global_id(0) * (long)(n) / (long)get_global_size(0), i##_end = ((long)get_global_id(0) + 1) * (long)(n) / (long)get_global_size(0), s = 0, s##_e = 0, s##_at = -1; i < i##_end; ) for (s = nz_walk_ids((offs), (cnt), i, &s##_at), s##_e = s + 1 < (long)(cnt) ? min((long)(offs)[s + 1], i##_end) : i##_end; i < s##_e; i++)
 
 // ===== λcu kernel KF1
 kernel void v_KF1_0_chunks(
@@ -84,13 +85,13 @@ kernel void v_KF1_0_chunks(
     const long lo = c * n / P, hi = (c + 1) * n / P;
     double acc0;
     uchar started = 0;
-    for (long i = lo; i < hi; i++) {
+    for (long i = lo, sg = 0, sg_e = 0, sg_at = -1; i < hi; ) for (sg = nz_walk_ids(v_sd3_offsets, v_sd3_offsets_n, i, &sg_at), sg_e = min(hi, (long)v_sd3_offsets[sg] + v_sd3_lengths[sg]); i < sg_e; i++) {
     int t1 = (int)v_v1[(int)i];
     double t2;
     if ((long)(t1) < 0 || (long)(t1) >= (long)(v_v0_n)) { NESSIE_ERR(errbase + 1); t2 = 0; } else t2 = (double)v_v0[t1];
     double t3 = (double)v_v2[(int)i];
     double t4 = (t3 * t2);
-      if (i == (long)v_sd3_offsets[v_sd3_ids[i]]) {
+      if (i == (long)v_sd3_offsets[sg]) {
     double t5 = ((0.0) + t4);
     double t6 = t5;
     acc0 = t6;
@@ -103,8 +104,8 @@ kernel void v_KF1_0_chunks(
     double t9 = t8;
     acc0 = t9;
       }
-      if (started && i == (long)v_sd3_offsets[v_sd3_ids[i]] + v_sd3_lengths[v_sd3_ids[i]] - 1) {
-        out0[v_sd3_ids[i]] = acc0;
+      if (started && i == (long)v_sd3_offsets[sg] + v_sd3_lengths[sg] - 1) {
+        out0[sg] = acc0;
       }
     }
     part0[c] = acc0;
@@ -115,7 +116,7 @@ kernel void v_KF1_0_chunks(
     const long lo = c * n / P, hi = (c + 1) * n / P;
     double acc0;
     uchar started = 0;
-    for (long i = lo; i < hi; i++) {
+    for (long i = lo, sg = 0, sg_e = 0, sg_at = -1; i < hi; ) for (sg = nz_walk_ids(v_sd3_offsets, v_sd3_offsets_n, i, &sg_at), sg_e = min(hi, (long)v_sd3_offsets[sg] + v_sd3_lengths[sg]); i < sg_e; i++) {
     int t1;
     if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_v1_n)) { NESSIE_ERR(errbase + 0); t1 = 0; } else t1 = (int)v_v1[(int)i];
     double t2;
@@ -123,7 +124,7 @@ kernel void v_KF1_0_chunks(
     double t3;
     if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_v2_n)) { NESSIE_ERR(errbase + 2); t3 = 0; } else t3 = (double)v_v2[(int)i];
     double t4 = (t3 * t2);
-      if (i == (long)v_sd3_offsets[v_sd3_ids[i]]) {
+      if (i == (long)v_sd3_offsets[sg]) {
     double t5 = ((0.0) + t4);
     double t6 = t5;
     acc0 = t6;
@@ -136,8 +137,8 @@ kernel void v_KF1_0_chunks(
     double t9 = t8;
     acc0 = t9;
       }
-      if (started && i == (long)v_sd3_offsets[v_sd3_ids[i]] + v_sd3_lengths[v_sd3_ids[i]] - 1) {
-        out0[v_sd3_ids[i]] = acc0;
+      if (started && i == (long)v_sd3_offsets[sg] + v_sd3_lengths[sg] - 1) {
+        out0[sg] = acc0;
       }
     }
     part0[c] = acc0;
@@ -244,8 +245,11 @@ kernel void v_KF1_0_scan(
     const long c = get_global_id(0);
     if (c >= P) return;
     const long lo = c * n / P, hi = (c + 1) * n / P;
-    if (lo >= hi || lo == (long)v_sd3_offsets[v_sd3_ids[lo]]) return;
-    if ((long)v_sd3_offsets[v_sd3_ids[lo]] + v_sd3_lengths[v_sd3_ids[lo]] > hi) return;
+    if (lo >= hi) return;
+    long sg_at = -1;
+    const long sg = nz_walk_ids(v_sd3_offsets, v_sd3_offsets_n, lo, &sg_at);
+    if (lo == (long)v_sd3_offsets[sg]) return;
+    if ((long)v_sd3_offsets[sg] + v_sd3_lengths[sg] > hi) return;
     double acc0;
     double t1 = carry0[c];
     acc0 = t1;
@@ -258,8 +262,8 @@ kernel void v_KF1_0_scan(
     double t6 = (acc0 + t5);
     double t7 = t6;
     acc0 = t7;
-      if (i == (long)v_sd3_offsets[v_sd3_ids[i]] + v_sd3_lengths[v_sd3_ids[i]] - 1) {
-        out0[v_sd3_ids[i]] = acc0;
+      if (i == (long)v_sd3_offsets[sg] + v_sd3_lengths[sg] - 1) {
+        out0[sg] = acc0;
         break;
       }
     }
@@ -267,8 +271,11 @@ kernel void v_KF1_0_scan(
     const long c = get_global_id(0);
     if (c >= P) return;
     const long lo = c * n / P, hi = (c + 1) * n / P;
-    if (lo >= hi || lo == (long)v_sd3_offsets[v_sd3_ids[lo]]) return;
-    if ((long)v_sd3_offsets[v_sd3_ids[lo]] + v_sd3_lengths[v_sd3_ids[lo]] > hi) return;
+    if (lo >= hi) return;
+    long sg_at = -1;
+    const long sg = nz_walk_ids(v_sd3_offsets, v_sd3_offsets_n, lo, &sg_at);
+    if (lo == (long)v_sd3_offsets[sg]) return;
+    if ((long)v_sd3_offsets[sg] + v_sd3_lengths[sg] > hi) return;
     double acc0;
     double t1 = carry0[c];
     acc0 = t1;
@@ -283,8 +290,8 @@ kernel void v_KF1_0_scan(
     double t6 = (acc0 + t5);
     double t7 = t6;
     acc0 = t7;
-      if (i == (long)v_sd3_offsets[v_sd3_ids[i]] + v_sd3_lengths[v_sd3_ids[i]] - 1) {
-        out0[v_sd3_ids[i]] = acc0;
+      if (i == (long)v_sd3_offsets[sg] + v_sd3_lengths[sg] - 1) {
+        out0[sg] = acc0;
         break;
       }
     }
