@@ -49,6 +49,14 @@ is a primitive with ``init`` its identity gets its chunk pass as a Lift program:
 ``partition(P, \\c -> (c + 1) * N / P - c * N / P)`` of the zipped inputs, each folded by
 ``reduceSeq(\\acc t -> op(acc, f(t)), init)`` (see :func:`_is_identity`, :func:`_reduce_functions`).
 
+A SEG_REDUCE or SEG_SCAN with such a thunk and operator (any ``init``: each segment starts from
+it once) gets its rows plan, one work-item a segment, over ``splitOffsets(offs, zip(...))``, the
+descriptor's ``count + 1`` offsets as a position-dependent array: a SEG_REDUCE folds each row
+(``toGlobal(mapSeq(id)) o reduceSeq(step, init)``, one result a segment), a SEG_SCAN scans it
+exclusively (``toGlobal(scanSeq(step, init))``, one result an element, the accumulator before
+it, as λcu's SEG_SCAN), the joined rows -- ``offs[M - 1] - offs[0]`` elements, Lift's
+telescoping sum -- its output.
+
 What is not yet a Lift program (the hand-written phase runs): thunks that read lengths as values,
 segment ids a CPU walks, or an index or condition with a failing primitive.  An index that uses ``let``
 variables of the thunk is computed with those ``let``s (their right-hand sides run again in the
@@ -511,10 +519,10 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
     if main is None:
         return None
     reduce_parts = None
-    if isinstance(soac, (ir.Reduce, ir.Scan, ir.SegReduce)):
-        # a segment folds from init once: any init serves a SEG_REDUCE's rows
+    if isinstance(soac, (ir.Reduce, ir.Scan, ir.SegReduce, ir.SegScan)):
+        # a segment folds (or scans) from init once: any init serves a segmented SOAC's rows
         reduce_parts = _reduce_functions(ukname, soac, main, scal, scal_env, user_function,
-                                         need_identity=not isinstance(soac, ir.SegReduce))
+                                         need_identity=not soac.SEGMENTED)
         if reduce_parts is None:
             return None
     pack = None
@@ -640,6 +648,13 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
             fold = reduceSeq(step, FunCall(toPrivate(init_uf), tuple(ss)))
             chunk = lam(lambda row: toGlobal(mapSeq(id_uf))(fold(row)), ["row"])
             return join()(mapGlb(chunk)(splitOffsets(offs, data)))
+        if isinstance(soac, ir.SegScan):
+            # a SEG_SCAN's rows plan: work-item s scans segment s exclusively from init, one
+            # result per element (the accumulator before it), the joined rows the output
+            offs = ps[len(vec_names) + len(sc_params)]
+            chunk = lam(lambda row: toGlobal(scanSeq(step, FunCall(toPrivate(init_uf), tuple(ss))))(row),
+                        ["row"])
+            return join()(mapGlb(chunk)(splitOffsets(offs, data)))
         rows = partition(PV, lambda c: A.sub(A.div(A.mul(A.add(c, 1), N), PV), A.div(A.mul(c, N), PV)))
         if scan_phase:
             # a SCAN's last pass: chunk c scans its elements again from its carry-in (the
@@ -653,8 +668,8 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
         return join()(mapGlb(chunk)(rows(data)))
 
     carry_params = []
-    MV = size_var("M")          # a SEG_REDUCE's segments + 1 (its offsets)
-    if isinstance(soac, ir.SegReduce):
+    MV = size_var("M")          # a SEG_REDUCE's or SEG_SCAN's segments + 1 (its offsets)
+    if soac.SEGMENTED:
         carry_params = [("offs", ArrayType(ScalarType("int"), MV))]
     if scan_phase:
         if reduce_parts is None or not isinstance(soac, ir.Scan):
@@ -665,7 +680,7 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
     if uses[0] > MAX_ACCESSES:
         return None
     try:
-        if isinstance(soac, ir.SegReduce):
+        if soac.SEGMENTED:
             # one work-item per segment in work-groups of CPU_LOCAL on a CPU (the mapGlb an if)
             launch = {"global_size": A.add(MV, CPU_LOCAL - 2)} if strategy == "cpu" else {}
         elif reduce_parts is not None:
@@ -694,7 +709,7 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
             args.append(("errbase",))
         elif kp.name == "carry" and scan_phase:
             args.append(("carry",))
-        elif kp.name == "offs" and isinstance(soac, ir.SegReduce):
+        elif kp.name == "offs" and soac.SEGMENTED:
             args.append(("offs",))
         elif kp.name in byname:
             args.append(byname[kp.name])

@@ -819,10 +819,10 @@ class OpenCLRunner:
                 self.launch(K("rowsl"), min(sd.count, self.map_items), ctx + [L(sd.count), L(n)] + [o.buf for o in outs])
                 return outs
             lm = ls.info.get("lift")
-            if isinstance(s, ir.SegReduce) and lm is not None and self._lift_fits(lm, ctx, n) \
-                    and sd.count < _INT_MAX:
+            if lm is not None and self._lift_fits(lm, ctx, n) and sd.count < _INT_MAX:
                 # the rows the Lift compiler wrote (lift_map.py): the descriptor's offsets cut
-                # the inputs into segments (splitOffsets), one work-item folding each
+                # the inputs into segments (splitOffsets), one work-item folding (a SEG_SCAN:
+                # scanning, one result an element) each
                 self._launch_lift(K("lift"), lm, ctx, n, [o.buf for o in outs], sd=sd)
                 return outs
             self.launch(K("rows"), min(sd.count, self.map_items), ctx + [L(sd.count), L(n)] + [o.buf for o in outs])

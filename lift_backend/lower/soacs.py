@@ -451,8 +451,9 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
                             "split(ceil(n/P))) $ generate(n)" if seg else
                             "mapGlb(0)(toGlobal(reduceSeq(op)) o split(ceil(n/P))) $ generate(n)"),
                  p1_params, p1)
-        if isinstance(soac, (ir.Reduce, ir.Scan, ir.SegReduce)):
-            # the chunks (and a SCAN's last pass, a SEG_REDUCE's rows) are also Lift programs where lift_map.py can
+        if isinstance(soac, (ir.Reduce, ir.Scan, ir.SegReduce, ir.SegScan)):
+            # the chunks (and a SCAN's last pass, a SEG_REDUCE's or SEG_SCAN's rows) are also
+            # Lift programs where lift_map.py can
             # build them (the runner launches them where the inputs read at the element's index
             # have its length)
             from .lift_map import lift_map

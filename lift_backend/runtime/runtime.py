@@ -101,7 +101,7 @@ class Runtime:
             if kp.kind == "input":
                 buffers.append((kp.name, arrays[kp.name].nbytes))
             elif kp.kind in ("output", "temp"):
-                nb = _eval_size(kp.size, env, kp.name) * numpy_dtype(kp.elem).itemsize
+                nb = _eval_size(kp.size, env, kp.name, arrays) * numpy_dtype(kp.elem).itemsize
                 buffers.append((kp.name, nb))
                 if kp.kind == "output":
                     out_bytes = nb
@@ -235,7 +235,7 @@ class Runtime:
                 elif kp.kind == "scalar":
                     kargs.append(values[kp.name])
                 elif kp.kind in ("output", "temp"):
-                    n = _eval_size(kp.size, env, kp.name)
+                    n = _eval_size(kp.size, env, kp.name, arrays)
                     nbytes = max(n * numpy_dtype(kp.elem).itemsize, 16)
                     buf = cl.Buffer(self.ctx, mf.READ_WRITE, nbytes)
                     keep.append(buf)
@@ -261,7 +261,7 @@ class Runtime:
             knl.set_args(*kargs)
             evt = cl.enqueue_nd_range_kernel(self.queue, knl, tuple(gsz), None if lsz is None else tuple(lsz))
             evt.wait()
-            n_out = _eval_size(out_param.size, env, out_param.name)
+            n_out = _eval_size(out_param.size, env, out_param.name, arrays)
             out = np.empty(n_out, dtype=numpy_dtype(out_param.elem))
             if n_out:
                 cl.enqueue_copy(self.queue, out, out_buf)
@@ -395,9 +395,20 @@ def _param_type(prog, name: str) -> Type:
     raise LiftRuntimeError(f"no parameter {name}")  # pragma: no cover
 
 
-def _eval_size(e: A.Expr, env, what: str = "buffer") -> int:
+def _eval_size(e: A.Expr, env, what: str = "buffer", arrays=None) -> int:
+    """The value of the size ``e``; ``arrays`` (input name -> host array) resolves the values a
+    size reads from an input (an output cut by ``splitOffsets`` rows spans
+    ``offs[M - 1] - offs[0]`` elements)."""
+    def lookup(l, k):
+        arr = None if arrays is None else arrays.get(l.name)
+        if arr is None:
+            raise KeyError(f"no lookup for {l.name}")
+        flat = arr.reshape(-1)
+        if not 0 <= k < flat.size:
+            raise KeyError(f"{l.name}[{k}] is outside its {flat.size} elements")
+        return int(flat[k])
     try:
-        n = int(A.evaluate(e, env))
+        n = int(A.evaluate(e, env, lookup))
     except KeyError as ex:
         raise LiftRuntimeError(f"cannot evaluate the size {A.to_text(e)} of {what}: {ex}")
     except ZeroDivisionError:

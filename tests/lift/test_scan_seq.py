@@ -92,3 +92,44 @@ def test_over_balanced_chunks(runtime, n, p):
     b = [c * n // p for c in range(p + 1)]
     np.testing.assert_array_equal(out, exclusive([x[s:e] for s, e in zip(b, b[1:])], lambda a, v: a + v,
                                                  np.float32(0)))
+
+
+SEGS = ("userfun add(a: float, b: float): float { return a + b; }\n"
+        "program segs(x: [float]NNZ, offs: [int]M) =\n"
+        "  join o mapGlb(0)(toGlobal(scanSeq(add, 0.0f))) o splitOffsets(offs) $ x\n")
+
+
+def test_joined_rows_of_split_offsets_have_the_telescoped_length():
+    # the rows offs[k] .. offs[k + 1] joined: offs[M - 1] - offs[0] elements, the output's size
+    k = compile_program(parse(SEGS).program("segs"))
+    out = next(p for p in k.params if p.kind == "output")
+    from lift_backend.arith import to_text
+    assert to_text(out.size) == "offs[M - 1] - offs[0]"
+    assert "out[i + offs[gl_id] - offs[0]] = acc" in k.source
+
+
+@pytest.mark.opencl
+@pytest.mark.parametrize("offs", [[0, 3, 3, 7, 10], [2, 3, 3, 7, 9], [0, 0, 4, 10, 10], [5], [0, 10],
+                                  [4, 4, 4]])
+def test_over_split_offsets_sized_by_the_offsets(runtime, offs):
+    # the host sizes the output from the offsets it is given (a size that reads an input)
+    x = (np.arange(10) % 4 + 1).astype(np.float32)
+    o = np.array(offs, np.int32)
+    out = runtime.run(compile_program(parse(SEGS).program("segs")), {"x": x, "offs": o},
+                      global_size=max(len(offs) - 1, 1))
+    want = exclusive([x[s:e] for s, e in zip(offs, offs[1:])], lambda a, v: a + v, np.float32(0))
+    assert out.shape == (offs[-1] - offs[0],)
+    np.testing.assert_array_equal(out, np.array(want, np.float32))
+
+
+@pytest.mark.opencl
+def test_over_split_offsets_from_the_command_line(capsys, tmp_path):
+    from lift_backend.cli import main
+    f = tmp_path / "segs.lift"
+    f.write_text(SEGS)
+    np.save(tmp_path / "x.npy", np.arange(1, 9, dtype=np.float32))
+    np.save(tmp_path / "offs.npy", np.array([1, 1, 4, 8], np.int32))
+    rc = main(["run", str(f), "--arg", f"x={tmp_path / 'x.npy'}", "--arg", f"offs={tmp_path / 'offs.npy'}",
+               "--global", "3", "--out", str(tmp_path / "o.npy")])
+    assert rc == 0, capsys.readouterr().err
+    np.testing.assert_array_equal(np.load(tmp_path / "o.npy"), [0, 2, 5, 0, 5, 11, 18])

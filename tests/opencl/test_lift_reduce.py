@@ -329,3 +329,199 @@ def test_the_lift_rows_are_what_run_and_report_their_site():
     ps[12345] = n
     assert check(seg_reductions(), [r, OpenCLRunner()], xs, ys, ps, np.int32(9), SegDes(lengths),
                  expect_error=True) == (L("s:4:1"), MSG_BOUNDS)
+
+
+# ------------------------------------------------------------------------------------------------
+# SEG_SCANs: the rows plan (one work-item a segment) as the Lift program
+#   join o mapGlb(0)(\row -> toGlobal(scanSeq(\acc t -> op(acc, f(t)), init)) $ row)
+#     $ splitOffsets(offs, zip(inputs))
+# each segment scanned exclusively from init (λcu's SEG_SCAN), one result an element, the joined
+# rows (offs[M - 1] - offs[0] elements) the output
+
+
+def seg_scans():
+    """Per segment, exclusive scans from init: a float sum of products, a max and a min of ints
+    from inits that are no identity, a wrapping int sum of a scaled input, a float min, a float
+    sum through a gather (a subscript at a computed index, with its site) and an ``or`` of a
+    comparison (bools)."""
+    from lambda_cu.ir import SegScan
+    from lambda_cu.types import SD
+    xs, ys, ps, sd = var("xs"), var("ys"), var("ps"), var("sd")
+    dot = SegScan(th(("i", INT), prim("mul", Index(xs, i), Index(ys, i))), (const(0.0),),
+                  op2("add", FLOAT), sd)
+    mx = SegScan(th(("i", INT), Index(ps, i)), (const(5),), op2("max", INT), sd)
+    mn = SegScan(th(("i", INT), Index(ps, i)), (const(-3),), op2("min", INT), sd)
+    isum = SegScan(th(("i", INT), prim("mul", Index(ps, i), var("k"))), (const(7),), op2("add", INT), sd)
+    fmin = SegScan(th(("i", INT), Index(ys, i)), (const(0.75),), op2("min", FLOAT), sd)
+    gsum = SegScan(th(("i", INT), Index(xs, Index(ps, i), L("q:4:1"))), (const(1.5),), op2("add", FLOAT), sd)
+    anyg = SegScan(th(("i", INT), prim("gt", Index(ps, i), var("k"))), (const(False),), op2("or", BOOL), sd)
+    binds = [("r0", dot), ("r1", mx), ("r2", mn), ("r3", isum), ("r4", fmin), ("r5", gsum), ("r6", anyg)]
+    return Program((kernel("K", [("xs", VecT(FLOAT)), ("ys", VecT(FLOAT)), ("ps", VecT(INT)), ("k", INT),
+                                 ("sd", SD)], binds, [b[0] for b in binds]),))
+
+
+SCAN_NAMES = [f"r{j}" for j in range(7)]
+
+
+def _scan_inputs(rng, n):
+    # positive floats: a regrouped prefix sum (the chunked plan, for long segments) of mixed
+    # signs crosses zero, where no relative tolerance holds
+    xs, ys, ps, _ = _inputs(rng, n)
+    return np.abs(xs) + 0.5, np.abs(ys) + 0.5, ps
+
+
+def test_segmented_scans_are_lift_programs():
+    prog = seg_scans()
+    for strategy in ("cpu", "gpu"):
+        ls = lifted(prog, strategy)
+        assert [x.soac for x in ls] == [b.soac for b in prog.kernels[0].binds]
+        for x in ls:
+            lm = x.info["lift"]
+            text = lm.text()
+            assert "splitOffsets(offs, " in text and "scanSeq(" in text and "offs: [int]M" in text, text
+            assert "reduceSeq(" not in text and "lift_scan" not in x.info
+            out = next(p for p in lm.kernel.params if p.kind == "output")
+            from lift_backend.arith import to_text
+            assert to_text(out.size) == "offs[M - 1] - offs[0]"
+            # one result an element, written before the element is folded in (exclusive)
+            assert "out[i + offs[gl_id] - offs[0]] = acc" in lm.kernel.source
+            launch = dict(global_size=lm.kernel.launch.global_size, local_size=lm.kernel.launch.local_size)
+            if "arrayAccess(" not in text:
+                # the printed program is Lift: parsed back, it compiles to the kernel launched
+                again = compile_program(parse(text).program(lm.name), error_base=True, soa_output=True,
+                                        **launch)
+                assert again.source == lm.kernel.source
+            # a CPU runs one work-item a segment (the mapGlb an if), a GPU strides
+            loop = "for (int gl_id = get_global_id(0); gl_id < M - 1; gl_id += get_global_size(0))"
+            assert (loop in lm.kernel.source) == (strategy == "gpu")
+            assert lm.name in print_lift(prog)
+
+
+SCAN_SHAPES = [[], [0], [0, 0, 0], [1], [5], [3, 0, 2], [0, 0, 5, 0], [0, 4, 4, 0], [7] * 300,
+               [1, 2, 3, 4] * 500, [2049, 0, 1, 4097], [2] * 20000, [1, 0, 3] * 30000, [0] * 20 + [1],
+               [65], [63, 1, 0, 127, 257]]
+
+
+@pytest.mark.parametrize("lengths", SCAN_SHAPES, ids=range(len(SCAN_SHAPES)))
+def test_lift_segmented_scans_equal_numpy(runners, lengths):
+    from lambda_cu.values import SegDes
+    rng = np.random.default_rng(len(lengths) + 11)
+    n = int(sum(lengths))
+    xs, ys, ps = _scan_inputs(rng, n)
+    gather = (np.abs(ps.astype(np.int64)) % max(n, 1)).astype(np.int32)
+    check(seg_scans(), runners, xs, ys, gather, np.int32(3), SegDes(lengths), expect_error=False,
+          rtol=FLOAT_SUM_RTOL, names=SCAN_NAMES)
+    # raw ints: the scaled sum wraps, the max and min see the extremes
+    if n:
+        ps[0] = -2**31
+        ps[-1] = 2**31 - 1
+    check(seg_scans(), runners, xs, ys, ps, np.int32(-7), SegDes(lengths),
+          expect_error=n > 0 and bool(np.any((ps < 0) | (ps >= n))), rtol=FLOAT_SUM_RTOL, names=SCAN_NAMES)
+
+
+def _big_rows():
+    """2^20 + 1 = 17 * 61681 elements in short segments, the first and last empty: the rows
+    plan on a CPU."""
+    lengths = [0] + [3, 0, 5, 8, 1, 0] * 61681
+    assert sum(lengths) == BIG
+    return lengths
+
+
+def test_lift_segmented_scans_of_2_20_plus_1_elements():
+    from lambda_cu.values import SegDes
+    cpu = OpenCLRunner(profile=True, strategy="cpu")
+    gpu = OpenCLRunner(cpu.device, strategy="gpu")
+    lengths = _big_rows()
+    rng = np.random.default_rng(22)
+    xs, ys, ps = _scan_inputs(rng, BIG)
+    gather = (np.abs(ps.astype(np.int64)) % BIG).astype(np.int32)
+    check(seg_scans(), [cpu, gpu], xs, ys, gather, np.int32(3), SegDes(lengths), expect_error=False,
+          rtol=FLOAT_SUM_RTOL, names=SCAN_NAMES)
+    cpu._collect_events()
+    names = set(cpu.stats.by_kernel)
+    assert sum(k.endswith("_lift") for k in names) == 7, names
+    assert not any(k.endswith(("_rows", "_chunks", "_scan")) for k in names), names
+
+
+def test_the_lift_scan_rows_are_what_run_and_report_their_site():
+    from lambda_cu.values import SegDes
+    r = OpenCLRunner(profile=True, strategy="cpu")
+    rng = np.random.default_rng(10)
+    lengths = [3, 0, 5, 8, 1, 0] * 2000
+    n = sum(lengths)
+    xs, ys, ps = _scan_inputs(rng, n)
+    ps = (np.arange(n) * 7 % n).astype(np.int32)
+    check(seg_scans(), [r], xs, ys, ps, np.int32(9), SegDes(lengths), expect_error=False,
+          rtol=FLOAT_SUM_RTOL, names=SCAN_NAMES)
+    r._collect_events()
+    names = set(r.stats.by_kernel)
+    assert sum(k.endswith("_lift") for k in names) == 7, names
+    assert not any(k.endswith(("_rows", "_chunks", "_scan")) for k in names), names
+    ps[12345] = n
+    assert check(seg_scans(), [r, OpenCLRunner()], xs, ys, ps, np.int32(9), SegDes(lengths),
+                 expect_error=True) == (L("q:4:1"), MSG_BOUNDS)
+
+
+@pytest.mark.parametrize("lengths", [[1], [0, 0, 5, 0], [3, 0, 2] * 700 + [0], [65, 1, 0, 129]])
+def test_the_gpu_kernel_of_the_scan_rows_equals_numpy(lengths):
+    """The runner's GPU strategy runs its local-memory rows (``rowsl``, a template) where the
+    rows plan is picked: the Lift program it compiles for a GPU (work-items striding over the
+    segments) is run here through the Lift runtime, parsed back from its printed text, over the
+    descriptor's count + 1 offsets, with fewer work-items than segments."""
+    from lambda_cu.values import SegDes
+    import dataclasses
+    from lift_backend.lower.cgen import prelude
+    from lift_backend.runtime import get_runtime
+    prog = seg_scans()
+    n = int(sum(lengths))
+    rng = np.random.default_rng(n)
+    xs, ys, ps = _scan_inputs(rng, n)
+    ps = (np.abs(ps.astype(np.int64)) % n).astype(np.int32)
+    host = {"xs": xs, "ys": ys, "ps": ps, "k": np.int32(-5)}
+    sd = SegDes(lengths)
+    want = check(prog, [], xs, ys, ps, np.int32(-5), sd, expect_error=False)
+    offs = np.append(sd.offsets, sd.total).astype(np.int32)
+    ls = lifted(prog, "gpu")
+    assert len(ls) == 7
+    for x, ref in zip(ls, want):
+        lm = x.info["lift"]
+        kern = compile_program(parse(lm.text()).program(lm.name))
+        # the user functions call the lowering's C helpers (nz_fmin: NESL's min of floats), which
+        # every program of the runner builds with
+        kern = dataclasses.replace(kern, source=prelude("gpu") + "\n" + kern.source)
+        args = {"offs": offs}
+        for kp, a in zip(lm.kernel.params, lm.args):
+            if a[0] == "host":
+                p = x.ctx.params[a[1]]
+                args[kp.name] = host[p.name]
+        got = get_runtime().run(kern, args, global_size=3)
+        assert got.dtype == ref.dtype and got.shape == ref.shape
+        np.testing.assert_array_equal(got, ref)
+
+
+def test_the_printed_scan_rows_of_an_example_run_standalone(tmp_path, capsys):
+    """``nessie compile nested.nesl --emit lift`` prints row_prefix's SEG_SCAN rows as a Lift
+    program; written to a file, it runs with ``python -m lift_backend run``, which sizes its output
+    from the offsets given (``offs[M - 1] - offs[0]`` elements)."""
+    import re
+    from pathlib import Path
+    from lift_backend.cli import main
+    from nessie.cli import main as nessie_main
+    root = Path(__file__).resolve().parents[2]
+    assert nessie_main(["compile", str(root / "nesl_examples" / "nested.nesl"), "--emit", "lift"]) in (0, None)
+    text = capsys.readouterr().out
+    m = re.compile(r"    (\w+_lift): compiled by the Lift compiler from\n((?:      .*\n)+)").search(
+        text, text.index("= SEG_SCAN "))
+    assert m, text
+    name, body = m.group(1), "\n".join(line[6:] for line in m.group(2).splitlines()) + "\n"
+    assert f"program {name}(v0: [int]N, offs: [int]M)" in body and "scanSeq(" in body
+    f = tmp_path / "rows.lift"
+    f.write_text(body)
+    x = np.array([4, -1, 7, 2, 9, 3, 5], np.int32)
+    np.save(tmp_path / "v0.npy", x)
+    offs = [0, 0, 3, 3, 7, 7]            # rows [], [4 -1 7], [], [2 9 3 5], []
+    np.save(tmp_path / "offs.npy", np.array(offs, np.int32))
+    rc = main(["run", str(f), "--program", name, "--arg", f"v0={tmp_path / 'v0.npy'}",
+               "--arg", f"offs={tmp_path / 'offs.npy'}", "--global", "5", "--out", str(tmp_path / "o.npy")])
+    assert rc == 0, capsys.readouterr().err
+    np.testing.assert_array_equal(np.load(tmp_path / "o.npy"), [0, 4, 3, 0, 2, 11, 14])
