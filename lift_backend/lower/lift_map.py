@@ -57,6 +57,11 @@ exclusively (``toGlobal(scanSeq(step, init))``, one result an element, the accum
 it, as λcu's SEG_SCAN), the joined rows -- ``offs[M - 1] - offs[0]`` elements, Lift's
 telescoping sum -- its output.
 
+A ONCE is the map of length 1 whose thunk ignores its index (:func:`lift_once`).  A scalar an
+earlier SOAC of the kernel left on the device (a ``devscalar`` context parameter) is a program
+parameter ``d: [t]1`` read as ``arrayAccess(d, 0)``: a constant index its length admits, read
+without a check.
+
 What is not yet a Lift program (the hand-written phase runs): thunks that read lengths as values,
 segment ids a CPU walks, or an index or condition with a failing primitive.  An index that uses ``let``
 variables of the thunk is computed with those ``let``s (their right-hand sides run again in the
@@ -358,7 +363,7 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
     from ..errors import LiftError
     from ..ir.builders import (id_, join, lam, mapGlb, mapSeq, partition, program, reduceSeq,
                                scanSeq, splitOffsets, toGlobal, toPrivate, userfun, zip_)
-    from ..ir.expr import FunCall
+    from ..ir.expr import FunCall, Literal
     from ..ir.patterns import At, AtIf, FailIf, Generate, Get
     from ..types import ArrayType, ScalarType, TupleType, c_type_name
     from .. import arith as A
@@ -437,7 +442,7 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
     host = {}
     for j, p in enumerate(ctx.params):
         if p.name in free:
-            if p.kind != "host":
+            if p.kind not in ("host", "devscalar"):
                 return None
             host.setdefault(p.name, []).append(j)
     if set(host) != free:
@@ -573,12 +578,17 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
             vec_names.append(at.vec)
     vec_params = [(f"v{k}", ArrayType(ScalarType(_lift_scalar(elem_of[name])), lens[name]))
                   for k, name in enumerate(vec_names)]
-    sc_params = [(cn, ScalarType(lt)) for cn, _, lt in scal]
+    # a scalar the runner keeps on the device (device_scalars.py) is an array of one element,
+    # read as arrayAccess(d, 0) (a constant index the length admits: no check)
+    on_device = {cn for cn, j, _ in scal if ctx.params[j].kind == "devscalar"}
+    sc_params = [(cn, ArrayType(ScalarType(lt), A.cst(1)) if cn in on_device else ScalarType(lt))
+                 for cn, _, lt in scal]
     uses = [0]
 
     def body_of(*ps):
         vparams = dict(zip(vec_names, ps[:len(vec_names)]))
-        ss = ps[len(vec_names):len(vec_names) + len(sc_params)]
+        ss = tuple(FunCall(At(None), (p, Literal("0", ScalarType("int")))) if cn in on_device else p
+                   for (cn, _), p in zip(sc_params, ps[len(vec_names):len(vec_names) + len(sc_params)]))
         vs = [FunCall(Generate(N), ()) if name == INDEX else vparams[name] for name, _, _ in ins]
         host_at: dict = {}                  # a host scalar's first position among the scalars
         pos = 0
@@ -716,6 +726,23 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
         else:   # pragma: no cover - a lowering bug
             raise LowerError(f"the Lift kernel of {kname} has an unexpected parameter {kp}\n{file_text_of(prog)}")
     return LiftMap(prog, kern, tuple(where[name][1] for name, _, _ in ins if name != INDEX), tuple(args))
+
+
+def lift_once(kname: str, soac: ir.Once, tenv: dict, ctx, sites: Sites,
+              strategy: str = "cpu") -> Optional[LiftMap]:
+    """The ONCE ``soac`` as a compiled Lift program, or None where it is not one: the MAP of
+    length 1 over the index space whose thunk ignores its index, ``mapGlb(0)(toGlobal(\\t ->
+    uf(arrayAccess(w, uf_i0(...)), ..., s0, ...))) $ generate(N)``, launched with ``N = 1``.  Its
+    subscripts (``xs[s]``, ``seg_offsets(sd)[0]``) are ``arrayAccess`` views checked with the
+    sites of the hand-written ``once`` phase (``sites``, numbered when that phase was written),
+    so a failing one reports the same located message; several results are one buffer each
+    (the runner's one-element scalars)."""
+    from lambda_cu.types import IntT as _IntT
+    if soac.f.params:
+        return None
+    index = ir.Param(ir.Var("%once"), _IntT(32))        # no λcu variable starts with '%'
+    as_map = ir.Map(ir.Thunk((index,), soac.f.body, soac.f.using), ir.Const(1, _IntT(64)))
+    return lift_map(kname, as_map, tenv, ctx, sites, strategy)
 
 
 def file_text_of(prog) -> str:

@@ -485,9 +485,11 @@ class OpenCLRunner:
     @staticmethod
     def _lift_fits(lm: Any, ctx: list, n: int) -> bool:
         """Whether a SOAC's Lift kernel serves this launch: the inputs read at the element's
-        index have its length ``n``, ``0 < n`` and every length fits the kernel's ``int``s."""
+        index have its length ``n``, ``0 < n`` and every length fits the kernel's ``int``s; the
+        vectors read at computed indices are not empty (Lift's sizes are at least 1 and its range
+        analysis counts on it: ``arrayAccess(w, 0)`` is not checked)."""
         return 0 < n <= _INT_MAX - 1024 and all(int(ctx[j]) == n for j in lm.inputs) \
-            and all(int(ctx[a[1]]) <= _INT_MAX for a in lm.args if a[0] == "len")
+            and all(0 < int(ctx[a[1]]) <= _INT_MAX for a in lm.args if a[0] == "len")
 
     def _launch_lift(self, kern: Any, lm: Any, host: list, n: int, outs: list, chunks: int = 0,
                      carry: Any = None, sd: Optional[DSd] = None) -> None:
@@ -802,6 +804,11 @@ class OpenCLRunner:
         if isinstance(s, ir.Once):
             outs = [self.new_scalar(dt) for dt in tau]
             ctx = self._ctx_args(ls, kenv) + [self.err, self._errbase(ls)]
+            lm = ls.info.get("lift")
+            if lm is not None and self._lift_fits(lm, ctx, 1):
+                # the kernel the Lift compiler wrote (lift_map.lift_once): a map of length 1
+                self._launch_lift(K("lift"), lm, ctx, 1, [o.buf for o in outs])
+                return outs
             self.launch(K("once"), 1, ctx + [o.buf for o in outs])
             return outs
         if s.SEGMENTED:

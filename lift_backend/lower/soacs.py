@@ -361,6 +361,13 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
             for j, e in enumerate(v.exprs):
                 gen.emit(f"out{j}[0] = {e};")
         b.kernel("once", "mapSeq(toGlobal(f)) $ [()]", _buf_params("out", tau), body)
+        # also a Lift program (lift_map.lift_once: the map of length 1 whose thunk ignores its
+        # index), launched instead of the hand-written phase where it could be built
+        from .lift_map import lift_once
+        lm = lift_once(kname, soac, tenv, ctx, sites, strategy)
+        if lm is not None:
+            b.phases.append(Phase(lm.name, lm.text(), lm.kernel.source, compiled=True))
+            info["lift"] = lm
 
     elif isinstance(soac, (ir.Reduce, ir.Scan, ir.SegReduce, ir.SegScan)):
         seg = soac.SEGMENTED

@@ -32,6 +32,16 @@ def access(v: View, index) -> AccessView:
     return AccessView(v, A.to_expr(index), t.elem_at(index))
 
 
+def _int_literal(v) -> Optional[int]:
+    """The value of an integer literal's view (``arrayAccess(xs, 0)``), else None."""
+    from .views import ValueView
+    if isinstance(v, ValueView) and v.mem is None and isinstance(v.expr, str):
+        text = v.expr.rstrip("lL")
+        if text.isdigit():
+            return int(text)
+    return None
+
+
 def _reorder_check(f, idx, n, span: Optional[Span]) -> Optional[BoundsCheck]:
     """The run-time check of ``gather(idx)``/``scatter(idx)`` over ``n`` elements, or None
     when ``idx`` is provably in range."""
@@ -109,6 +119,11 @@ def layout_view(f: P.LayoutPattern, args: Sequence[View], result_type: Type,
         from .views import consume
         from ..types import ScalarType as _S
         xs, k = args[0], args[1]
+        c = _int_literal(k)
+        if isinstance(f, P.At) and c is not None and c >= 0 and A.prove_le(A.cst(c), A.sub(xs.type.length, 1)):
+            # a constant index the array's length provably admits (``arrayAccess(d, 0)`` of a
+            # ``[t]_1``, a scalar kept in device memory): read at it, nothing to check
+            return AccessView(xs, A.cst(c), result_type)
         acc = consume(k)
         wide = k.type == _S("long")
         value = A.Lookup(ValueIndex(acc, wide), "value", 0, None, None)

@@ -378,3 +378,51 @@ kernel void v_KF2_0_map(
     if (nz_err != INT_MAX) atomic_min(err, nz_err);
   }
 }
+
+#ifndef LIFT_Tuple_int_int_uchar_uchar
+#define LIFT_Tuple_int_int_uchar_uchar
+typedef struct { int _0; int _1; uchar _2; uchar _3; } Tuple_int_int_uchar_uchar;
+#endif
+
+#ifndef LIFT_Tuple_int_int
+#define LIFT_Tuple_int_int
+typedef struct { int _0; int _1; } Tuple_int_int;
+#endif
+
+Tuple_int_int_uchar_uchar uf_v_KF2_0_raw(int x0, int s0, int s1) {
+  uchar nzf0 = 0;
+  uchar nzf1 = 0;
+  int t1 = s0;
+  if (t1 == 0) { nzf0 = 1; t1 = 1; }
+  int t2 = nz_tdiv_i(x0, t1);
+  int t3 = s1;
+  if (t3 == 0) { nzf1 = 1; t3 = 1; }
+  int t4 = nz_tdiv_i(x0, t3);
+  return (Tuple_int_int_uchar_uchar){t2, t4, nzf0, nzf1};
+}
+
+Tuple_int_int_uchar_uchar uf_v_KF2_0(int x0, int s0, int s1) {
+  Tuple_int_int_uchar_uchar r = uf_v_KF2_0_raw(x0, s0, s1);
+  r._2 = (uchar)(r._2 != 0);
+  r._3 = (uchar)(r._3 != 0);
+  return r;
+}
+
+Tuple_int_int uf_v_KF2_0_out(int r0, int r1) {
+  return (Tuple_int_int){r0, r1};
+}
+
+int v_KF2_0_lift_check_fail(int c, int site, global int* err) {
+  if (c) atomic_min(err, site);
+  return 0;
+}
+
+kernel void v_KF2_0_lift(const global int* restrict v0, const global int* restrict s0, const global int* restrict s1, global int* out0, global int* out1, int N, global int* lift_err, const int lift_errbase) {
+  if (get_global_id(0) < N) {
+    int gl_id = get_global_id(0);
+    Tuple_int_int_uchar_uchar v1 = uf_v_KF2_0(v0[gl_id], s0[0], s1[0]);
+    Tuple_int_int tup = uf_v_KF2_0_out((v_KF2_0_lift_check_fail(v1._2 != 0, lift_errbase + 1, lift_err), (v_KF2_0_lift_check_fail(v1._3 != 0, lift_errbase + 2, lift_err), v1._0)), v1._1);
+    out0[gl_id] = tup._0;
+    out1[gl_id] = tup._1;
+  }
+}
