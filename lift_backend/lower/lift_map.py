@@ -347,7 +347,7 @@ def _reduce_functions(kname: str, soac: ir.Reduce, main, scal: list, scal_env: d
 
 
 def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] = None,
-             strategy: str = "cpu", scan_phase: bool = False) -> Optional[LiftMap]:
+             strategy: str = "cpu", scan_phase: bool = False, carry_phase: bool = False) -> Optional[LiftMap]:
     """The MAP ``soac`` of kernel ``kname`` as a compiled Lift program, or None where it is not
     one (see the module's docstring).  ``sites``: the SOAC's failing sites, numbered by its
     hand-written phases; a subscript at a computed index reports its site's number from the
@@ -374,7 +374,9 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
     if len(f.params) != 1:
         return None
     # the user functions' names: a SCAN's two Lift programs build into one OpenCL program
-    ukname = f"{kname}_s" if scan_phase else kname
+    ukname = f"{kname}_s" if scan_phase else f"{kname}_c" if carry_phase else kname
+    if carry_phase and not isinstance(soac, (ir.Reduce, ir.Scan)):
+        return None
     reads: dict = {}
     ats: Optional[list] = [] if sites is not None else None
     segtypes: Optional[dict] = {} if sites is not None else None
@@ -527,7 +529,7 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
     if isinstance(soac, (ir.Reduce, ir.Scan, ir.SegReduce, ir.SegScan)):
         # a segment folds (or scans) from init once: any init serves a segmented SOAC's rows
         reduce_parts = _reduce_functions(ukname, soac, main, scal, scal_env, user_function,
-                                         need_identity=not soac.SEGMENTED)
+                                         need_identity=not (soac.SEGMENTED or carry_phase))
         if reduce_parts is None:
             return None
     pack = None
@@ -584,6 +586,9 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
     sc_params = [(cn, ArrayType(ScalarType(lt), A.cst(1)) if cn in on_device else ScalarType(lt))
                  for cn, _, lt in scal]
     uses = [0]
+
+    if carry_phase:
+        return _carry_program(kname, soac, reduce_parts, main, scal, sc_params, on_device, strategy)
 
     def body_of(*ps):
         vparams = dict(zip(vec_names, ps[:len(vec_names)]))
@@ -726,6 +731,61 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
         else:   # pragma: no cover - a lowering bug
             raise LowerError(f"the Lift kernel of {kname} has an unexpected parameter {kp}\n{file_text_of(prog)}")
     return LiftMap(prog, kern, tuple(where[name][1] for name, _, _ in ins if name != INDEX), tuple(args))
+
+
+def _carry_program(kname: str, soac, reduce_parts, main, scal: list, sc_params: list,
+                   on_device: set, strategy: str) -> Optional[LiftMap]:
+    """The phase combining a REDUCE's or SCAN's ``P`` chunk results in order, one work-item:
+    ``join o mapGlb(0)(\\row -> toGlobal(mapSeq(id)) o reduceSeq(op, init) $ row) o split(P) $
+    parts`` (a REDUCE's result, ``init`` applied once, so any ``init``), or the exclusive
+    ``scanSeq(op, init)`` of the row (a SCAN's carry-in of each chunk)."""
+    from .. import compile_program
+    from .. import arith as A
+    from ..arith import size_var
+    from ..errors import LiftError
+    from ..ir.builders import join, lam, mapGlb, mapSeq, program, reduceSeq, scanSeq, split, toGlobal, toPrivate
+    from ..ir.expr import FunCall, Literal
+    from ..ir.patterns import At
+    from ..types import ArrayType, ScalarType
+    op_uf, init_uf, id_uf = reduce_parts
+    PV = size_var("P")
+    st = ScalarType(_lift_scalar(main[2][0]))
+
+    def body_of(parts, *ps):
+        ss = tuple(FunCall(At(None), (p, Literal("0", ScalarType("int")))) if cn in on_device else p
+                   for (cn, _), p in zip(sc_params, ps))
+        step = lam(lambda acc, x: FunCall(op_uf, (acc, x) + ss), ["acc", "x"])
+        init = FunCall(toPrivate(init_uf), ss)
+        if isinstance(soac, ir.Scan):
+            row = lam(lambda r: toGlobal(scanSeq(step, init))(r), ["row"])
+        else:
+            row = lam(lambda r: toGlobal(mapSeq(id_uf))(reduceSeq(step, init)(r)), ["row"])
+        return join()(mapGlb(row)(split(PV)(parts)))
+
+    prog = program(f"{kname}_liftcarry", [("parts", ArrayType(st, PV))] + sc_params, body_of)
+    try:
+        kern = compile_program(prog, error_base=True, soa_output=True, global_size=1, local_size=1)
+    except LiftError:
+        return None
+    args = []
+    byname = {cn: ("host", j) for cn, j, _ in scal}
+    for kp in kern.params:
+        if kp.kind == "output":
+            args.append(("out", sum(a[0] == "out" for a in args)))
+        elif kp.kind == "size" and kp.name == "P":
+            args.append(("chunks",))
+        elif kp.kind == "errors":
+            args.append(("err",))
+        elif kp.kind == "errbase":
+            args.append(("errbase",))
+        elif kp.name == "parts":
+            args.append(("parts",))
+        elif kp.name in byname:
+            args.append(byname[kp.name])
+        else:   # pragma: no cover - a lowering bug
+            raise LowerError(f"the Lift carry kernel of {kname} has an unexpected parameter {kp}\n"
+                             f"{file_text_of(prog)}")
+    return LiftMap(prog, kern, (), tuple(args))
 
 
 def lift_once(kname: str, soac: ir.Once, tenv: dict, ctx, sites: Sites,

@@ -491,8 +491,15 @@ class OpenCLRunner:
         return 0 < n <= _INT_MAX - 1024 and all(int(ctx[j]) == n for j in lm.inputs) \
             and all(0 < int(ctx[a[1]]) <= _INT_MAX for a in lm.args if a[0] == "len")
 
+    @staticmethod
+    def _lift_carry(ls: Any, ctx: list) -> bool:
+        """Whether a REDUCE's or SCAN's carry phase is the Lift program: it exists and the
+        chunk count fits its ``int`` (the chunks are far fewer than ``INT_MAX``)."""
+        return "lift_carry" in ls.info
+
     def _launch_lift(self, kern: Any, lm: Any, host: list, n: int, outs: list, chunks: int = 0,
-                     carry: Any = None, sd: Optional[DSd] = None) -> None:
+                     carry: Any = None, sd: Optional[DSd] = None, parts: Any = None,
+                     single: bool = False) -> None:
         """Launch a SOAC's Lift kernel (``host``: the SOAC's context arguments; ``chunks``: a
         REDUCE's number of chunks, one work-item each)."""
         args: list = []
@@ -505,6 +512,8 @@ class OpenCLRunner:
                 args.append(np.int32(chunks))
             elif a[0] == "carry":
                 args.append(carry)
+            elif a[0] == "parts":
+                args.append(parts)
             elif a[0] == "offs":
                 args.append(sd.offsets.buf)
             elif a[0] == "segs1":
@@ -517,7 +526,10 @@ class OpenCLRunner:
                 args.append(host[-1])
             else:
                 args.append(host[a[1]])
-        if chunks:
+        if single:
+            # one work-item (a carry phase: the chunk results combined in order)
+            self.launch(kern, 1, args, local=1)
+        elif chunks:
             self.launch(kern, chunks, args, local=1 if self.c.strategy == "cpu" else 0)
         elif sd is not None:
             from .lift_map import CPU_LOCAL
@@ -890,6 +902,10 @@ class OpenCLRunner:
                     carry2 = [self._alloc(dt.itemsize * P2) for dt in tau]
                     self.launch(K("carry"), 1, ctx + [L(P2)] + parts2 + pstart2 + carry2)
                     self.launch(K("spread"), P2, ctx + [L(P), L(P2)] + parts + ps + carry2 + carry)
+                elif not seg and P and self._lift_carry(ls, ctx):
+                    # the Lift compiler's carry phase: the exclusive scan of the chunk results
+                    self._launch_lift(K("liftcarry"), ls.info["lift_carry"], ctx, n, carry, chunks=P,
+                                      parts=parts[0], single=True)
                 else:
                     self.launch(K("carry"), 1, ctx + [L(P)] + parts + ps + carry)
                 lms = ls.info.get("lift_scan")
@@ -902,6 +918,10 @@ class OpenCLRunner:
                     self.launch(K("scan"), P, ctx + [L(n), L(P)] + carry + [o.buf for o in outs])
             elif P2:
                 self.launch(K("carry"), 1, ctx + [L(P2)] + parts2 + [o.buf for o in outs])
+            elif P and self._lift_carry(ls, ctx):
+                # the Lift compiler's carry phase: the chunk results folded in order from init
+                self._launch_lift(K("liftcarry"), ls.info["lift_carry"], ctx, n, [o.buf for o in outs],
+                                  chunks=P, parts=parts[0], single=True)
             else:
                 self.launch(K("carry"), 1, ctx + [L(P)] + parts + [o.buf for o in outs])
             return outs

@@ -473,6 +473,12 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
                     if ls2 is not None:
                         b.phases.append(Phase(ls2.name, ls2.text(), ls2.kernel.source, compiled=True))
                         info["lift_scan"] = ls2
+            if not seg:
+                # the phase combining the chunk results in order (one work-item), any init
+                lc = lift_map(kname, soac, tenv, ctx, sites, strategy, carry_phase=True)
+                if lc is not None:
+                    b.phases.append(Phase(lc.name, lc.text(), lc.kernel.source, compiled=True))
+                    info["lift_carry"] = lc
 
         # phase 2: one work-item combines the chunk results in order
         def p2(gen):

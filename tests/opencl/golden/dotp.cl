@@ -153,6 +153,33 @@ kernel void v_KF2_0_lift(const global double* restrict v0, const global double* 
   }
 }
 
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+
+double uf_v_KF2_0_c_init() {
+  return (0.0);
+}
+
+double uf_v_KF2_0_c_op(double acc, double x) {
+  double t1 = (acc + x);
+  return t1;
+}
+
+double uf_v_KF2_0_c_id(double x) {
+  return x;
+}
+
+kernel void v_KF2_0_liftcarry(const global double* restrict parts, global double* out, int P) {
+  {
+    int gl_id = get_global_id(0);
+    double v1 = uf_v_KF2_0_c_init();
+    double acc1 = v1;
+    for (int i = 0; i < P; i += 1) {
+      acc1 = uf_v_KF2_0_c_op(acc1, parts[i]);
+    }
+    out[0] = uf_v_KF2_0_c_id(acc1);
+  }
+}
+
 kernel void v_KF2_0_carry(
     const int v_n2_0,
     global const double* restrict v_v0,
