@@ -204,3 +204,16 @@ def test_nesl_permutes_are_lift_programs(tmp_path):
     # every flat PERMUTE is a Lift program; the nested one (SEG_PERMUTE) is a template
     assert r.stdout.count("= PERMUTE") == r.stdout.count("permuteIdx(ix, ") > 0
     assert "= SEG_PERMUTE" in r.stdout
+
+
+def test_long_positions(runners):
+    """An int64 position vector: permuteIdx with a long index (checked in long: 2^40 is out of
+    range, not wrapped into it)."""
+    q = Permute(th(("i", INT), Index(var("xs"), i)), th(("i", INT), Index(var("p"), i, L("lp:1:9"))),
+                length("xs"), L("lp:1:1"))
+    prog = Program((kernel("K", [("xs", VecT(FLOAT)), ("p", VecT(INT64))], [(["e"], q)], ["e"]),))
+    assert len(lifted(prog)) == 1 and "ix: [long]N" in lifted(prog)[0].info["lift"].text()
+    check(prog, runners, np.array([1.0, 2.0, 3.0]), np.array([2, 0, 1], np.int64), expect_error=False)
+    for p in ([2, 0, 3], [2, 2, 1], [2**40, 0, 1], [2**32 + 1, 0, 2]):
+        assert check(prog, runners, np.array([1.0, 2.0, 3.0]), np.array(p, np.int64),
+                     expect_error=True) == (L("lp:1:1"), MSG_PERMUTE)
