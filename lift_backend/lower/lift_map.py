@@ -640,6 +640,14 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
         if reduce_parts is None and permute is not None:
             # a PERMUTE: element k written at ix[k], checked and written once (lift_permute.py)
             ix = ps[len(vec_names) + len(sc_params)]
+            if isinstance(soac, ir.SegPermute):
+                # a SEG_PERMUTE's rows: work-item s writes segment s, element k at the segment's
+                # position ix[k] (checked against the segment's length, marked once)
+                offs = ps[len(vec_names) + len(sc_params) + 1]
+                row = lam(lambda r: FunCall(ScatterIdx(permute[1], once=True),
+                                            (FunCall(Get(1), (r,)), toGlobal(mapSeq(fn))(FunCall(Get(0), (r,))))),
+                          ["r"])
+                return join()(mapGlb(row)(zip_(splitOffsets(offs, data), splitOffsets(offs, ix))))
             return FunCall(ScatterIdx(permute[1], once=True), (ix, mapGlb(toGlobal(fn))(data)))
         if reduce_parts is None:
             return mapGlb(toGlobal(fn))(data)
@@ -685,7 +693,7 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
         if reduce_parts is not None or permute[0] not in where or None in where[permute[0]] \
                 or not isinstance(pt, VecT) or not isinstance(pt.elem, IntT):
             return None
-        carry_params = [("ix", ArrayType(ScalarType(_lift_scalar(pt.elem)), N))]
+        carry_params = [("ix", ArrayType(ScalarType(_lift_scalar(pt.elem)), N))] + carry_params
     if scan_phase:
         if reduce_parts is None or not isinstance(soac, ir.Scan):
             return None

@@ -18,13 +18,22 @@ thunk's sites have the template's codes too, so the first failing site is the sa
 the order of the work-items.  Several result components are one buffer each (``soa_output``);
 one check and mark per element serves them all.
 
+A SEG_PERMUTE of that kind (``p`` the local positions) gets the rows plan of a SEG_REDUCE, one
+work-item a segment:
+
+    join o mapGlb(0)(\\r -> permuteIdx(r._1, toGlobal(mapSeq(\\t -> uf(...))) $ r._0))
+      $ zip(splitOffsets(offs, zip(v0, ..., generate(N))), splitOffsets(offs, ix))
+
+each local position checked against its segment's length and marked at its place in the result
+(the row's start added to the marks).
+
 The runner launches it where the template ``permute`` phase ran, when the inputs read at the
 index and the index vector have the permutation's length ``n`` and ``0 < n <= INT_MAX``
-(``OpenCLRunner._lift_fits``); otherwise, and for every PERMUTE that does not qualify, the
-template runs.  What does not qualify: an index thunk that computes the position (anything but
-``p[i]``), a value thunk that does not qualify as a MAP's, SEG_PERMUTE (its positions are
-relative to a segment: a per-element segment id and offset; not yet a Lift program) and SCATTER
-(the last writer wins: a claim pass first; not yet a Lift program).
+(``OpenCLRunner._lift_fits``) -- a SEG_PERMUTE's where a segmented reduction would take its rows
+plan (``_rows``: many short segments) --; otherwise, and for every PERMUTE that does not
+qualify, the template runs.  What does not qualify: an index thunk that computes the position
+(anything but ``p[i]``), a value thunk that does not qualify as a MAP's, and SCATTER (the last
+writer wins: a claim pass first; not yet a Lift program).
 """
 from __future__ import annotations
 
@@ -38,7 +47,7 @@ from .cgen import Sites
 from .lift_map import LiftMap, lift_map
 
 
-def permute_index(soac: ir.Permute, tenv: dict) -> Optional[str]:
+def permute_index(soac, tenv: dict) -> Optional[str]:
     """The int vector ``p`` of an index thunk ``{i => p[i]}``, or None."""
     g = soac.idx
     if len(g.params) != 1:
@@ -58,7 +67,7 @@ def lift_permute(kname: str, soac: ir.Soac, tenv: dict, ctx, sites: Sites,
     """The PERMUTE ``soac`` of kernel ``kname`` as a compiled Lift program, or None where it is
     not one (see the module's docstring).  ``sites``: the template phase's sites (its ``target``
     site is the code of both position checks)."""
-    if not isinstance(soac, ir.Permute):
+    if not isinstance(soac, (ir.Permute, ir.SegPermute)):
         return None
     vec = permute_index(soac, tenv)
     if vec is None:

@@ -946,10 +946,13 @@ class OpenCLRunner:
             self.cl.enqueue_fill_buffer(self.queue, seen, np.int32(0), 0, 4 * max(n, 1))
             outs = [self.new_vec(n, dt) for dt in tau]
             lm = ls.info.get("lift")
-            if lm is not None and self._lift_fits(lm, ctx, n):
+            if lm is not None and self._lift_fits(lm, ctx, n) and \
+                    (not s.SEGMENTED or (sd.count < _INT_MAX and self._rows(sd))):
                 # the kernel the Lift compiler wrote (lift_permute.py): permuteIdx checks each
-                # position and marks it written in ``seen``
-                self._launch_lift(K("lift"), lm, ctx, n, [o.buf for o in outs], marks=seen)
+                # position and marks it written in ``seen``; a SEG_PERMUTE's rows (one
+                # work-item a segment) where a segmented reduction would run its rows plan
+                self._launch_lift(K("lift"), lm, ctx, n, [o.buf for o in outs], marks=seen,
+                                  sd=sd if s.SEGMENTED else None)
                 return outs
             self.launch(K("permute"), G, ctx + [L(n), L(n), seen] + [o.buf for o in outs])
             return outs

@@ -302,8 +302,10 @@ class CodeGen:
             wide = isinstance(l.index, A.Lookup) and isinstance(l.index.array, ValueIndex) and l.index.array.wide
             if mem.once:
                 name = self.once_check(mem, wide)
+                base = A.ZERO if mem.base is None else self.finalize(mem.base)
+                marks = self.marks_name if base == A.ZERO else f"{self.marks_name} + {self.c(base)}"
                 return (f"{name}({index}, {self.c(mem.length)}, {self.site_text(site)}, {self.err_name}, "
-                        f"{self.marks_name})")
+                        f"{marks})")
             if wide:
                 name = self.long_check()
             return f"{name}({index}, {self.c(mem.length)}, {self.site_text(site)}, {self.err_name})"
@@ -643,10 +645,6 @@ class CodeGen:
                 # scatterIdx(idx, xs): the indices are read, the data written through them
                 index = None
                 if isinstance(f, P.ScatterIdx):
-                    if f.once and not (isinstance(dest, MemView) or isinstance(dest, ZipView) and
-                                       all(isinstance(p, MemView) for p in dest.parents)):
-                        raise self.error("permuteIdx: it must give the program's result (its marks are one "
-                                         "counter per position of the result, not of a part of it)")
                     index = self.emit(c.args[0], env)
                 argd = output_view(f, dest, self.types[id(c.args[-1])], self.typed.static.get(id(f), {}),
                                    self.vars, self.span, index)
@@ -934,8 +932,9 @@ class CodeGen:
             cparams.append(f"int {v.name}")
             params.append(KernelParam(v.name, "size"))
         if self.marks is not None:
+            # one counter per position of the result
             cparams.append(f"global int* {self.marks_name}")
-            params.append(KernelParam(self.marks_name, "marks", ScalarType("int"), self.marks.length))
+            params.append(KernelParam(self.marks_name, "marks", ScalarType("int"), outputs[0].size))
         if self.checks and self.error_base:
             cparams.append(f"global int* {self.err_name}")
             params.append(KernelParam(self.err_name, "errors", size=A.Cst(1)))

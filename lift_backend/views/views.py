@@ -46,6 +46,9 @@ class BoundsCheck:
     #: ``permuteIdx``: the index must also be the first to reach its position (an
     #: ``atomic_inc`` of the kernel's marks buffer, one counter per position of ``length``)
     once: bool = False
+    #: ``permuteIdx``: the flat position, in the result, of the destination's element 0 (its
+    #: marks are the result's, one counter per position)
+    base: Optional[AExpr] = None
 
 
 @dataclass(frozen=True)
@@ -558,7 +561,23 @@ def _consume(v: View, arr: List[AExpr], tup: List[int], extra: AExpr, width: int
         elif isinstance(v, ScatterIdxView):
             # the position is a value read at run time: nothing is known of it until its check
             ia = _consume(v.idx, [arr[0]], [], A.ZERO, 1)
-            arr[0] = checked(A.Lookup(ValueIndex(ia, v.wide), "value", 0, None, None), v.check)
+            check = v.check
+            if check.once:
+                # the marks of a permuteIdx are the result's: its destination must be a
+                # contiguous part of the result, starting at ``base``
+                ends = []
+                for k in (A.ZERO, A.ONE):
+                    b = _consume(v.parent, [k] + arr[1:], list(tup), extra, width, comp)
+                    b = b.parts[0] if isinstance(b, TupleBuild) else b
+                    if not isinstance(b, MemAccess) or getattr(b.mem, "kind", None) != "output" or b.width != 1:
+                        raise LiftCompileError("permuteIdx: it must write (a part of) the program's result")
+                    ends.append(b.index)
+                if A.sub(ends[1], ends[0]) != A.ONE:
+                    raise LiftCompileError("permuteIdx: it must write a contiguous part of the program's "
+                                           "result (its positions are marked in the result's order)")
+                import dataclasses as _dc
+                check = _dc.replace(check, base=ends[0])
+            arr[0] = checked(A.Lookup(ValueIndex(ia, v.wide), "value", 0, None, None), check)
             v = v.parent
         elif isinstance(v, GatherIdxView):
             k = arr[0]

@@ -146,10 +146,33 @@ def test_index_type_and_length():
         compile_program(parse(UF + "program p(x: [float]N, ix: [int]M) = " + PERM, "t.lift").program("p"))
 
 
-def test_permute_only_as_the_result():
-    # one marks buffer serves the positions of the program's result: a permuteIdx inside a map
-    # (a part of the result per iteration) is refused
-    src = (UF + "program p(x: [[float]M]N, ix: [int]M) = "
-           "join o mapGlb(0)(\\row -> permuteIdx(ix, mapSeq(f) $ row)) $ x")
-    with pytest.raises(LiftCompileError, match="permuteIdx: it must give the program's result"):
+ROWS = (UF + "program p(x: [[float]M]N, ix: [[int]M]N) = "
+        "join o mapGlb(0)(\\r -> permuteIdx(r._1, toGlobal(mapSeq(f)) $ r._0)) $ zip(x, ix)")
+
+
+@pytest.mark.opencl
+def test_permute_rows(runtime):
+    """A permuteIdx per row: the marks are the result's (the row's start added), so equal
+    positions of two rows are distinct positions, and a position twice in a row is an error."""
+    k = compile_program(parse(ROWS, "t.lift").program("p"))
+    assert "lift_marks + " in k.source
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    ix = np.array([[3, 2, 1, 0], [0, 1, 2, 3], [1, 0, 3, 2]], np.int32)
+    want = np.empty((3, 4), np.float32)
+    for r in range(3):
+        want[r][ix[r]] = x[r] * 2
+    out = runtime.run(k, {"x": x, "ix": ix}, global_size=2)
+    np.testing.assert_array_equal(np.asarray(out).reshape(-1), want.reshape(-1))
+    ix[2] = [1, 0, 1, 2]
+    with pytest.raises(LiftRuntimeError, match=r"permuteIdx: position 1 is written twice"):
+        runtime.run(k, {"x": x, "ix": ix}, global_size=2)
+    ix[2] = [1, 0, 4, 2]
+    with pytest.raises(LiftRuntimeError, match=r"index out of bounds in permuteIdx \(index 4, length 4\)"):
+        runtime.run(k, {"x": x, "ix": ix}, global_size=2)
+
+
+def test_permute_needs_a_contiguous_destination():
+    src = ROWS.replace("join o mapGlb", "join o transpose o mapGlb").replace("[[float]M]N", "[[float]M]M") \
+        .replace("[[int]M]N", "[[int]M]M")
+    with pytest.raises(LiftCompileError, match="permuteIdx: it must write a contiguous part"):
         compile_program(parse(src, "t.lift").program("p"))

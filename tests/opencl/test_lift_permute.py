@@ -23,7 +23,7 @@ from lift_backend import compile_program, parse
 from lift_backend.lower import print_lift
 from lift_backend.lower.runner import OpenCLRunner
 
-from .ocl_helpers import (BIG, CHAR, FLOAT, INT, INT64, ODD_SIZES, SD, L, VecT, check, const, kernel,
+from .ocl_helpers import (FEW, BIG, CHAR, FLOAT, INT, INT64, ODD_SIZES, SD, L, VecT, check, const, kernel,
                           length, prim, seg, th, var)
 from lambda_cu.ir import Index
 
@@ -80,9 +80,9 @@ def test_permutes_are_lift_programs():
 def test_not_lift_programs():
     xs, p = var("xs"), var("p")
     f = th(("i", INT), Index(xs, i))
-    # a computed position, a segmented permute, a scatter: templates
+    # a computed position (flat or segmented), a scatter: templates
     comp = Permute(f, th(("i", INT), prim("add", Index(p, i), const(0))), length("xs"), L("n:1:1"))
-    sp = SegPermute(f, th(("i", INT), Index(p, i)), var("sd"), L("n:2:1"))
+    sp = SegPermute(f, th(("i", INT), prim("add", Index(p, i), const(0))), var("sd"), L("n:2:1"))
     sc = Scatter((var("d"),), f, th(("i", INT), Index(p, i)), length("xs"), L("n:3:1"))
     ps = [("xs", VecT(INT)), ("p", VecT(INT)), ("sd", SD), ("d", VecT(INT))]
     prog = Program((kernel("A", ps, [(["a"], comp)], ["a"]), kernel("B", ps, [(["b"], sp)], ["b"]),
@@ -201,9 +201,9 @@ def test_nesl_permutes_are_lift_programs(tmp_path):
     r = subprocess.run([sys.executable, "-m", "nessie", "compile", "--emit", "lift", str(f)],
                        capture_output=True, text=True, cwd=ROOT, timeout=600)
     assert r.returncode == 0, r.stderr
-    # every flat PERMUTE is a Lift program; the nested one (SEG_PERMUTE) is a template
+    # every PERMUTE and SEG_PERMUTE is a Lift program
     assert r.stdout.count("= PERMUTE") == r.stdout.count("permuteIdx(ix, ") > 0
-    assert "= SEG_PERMUTE" in r.stdout
+    assert r.stdout.count("= SEG_PERMUTE") == r.stdout.count("permuteIdx(r._1, ") == 1
 
 
 def test_long_positions(runners):
@@ -217,3 +217,89 @@ def test_long_positions(runners):
     for p in ([2, 0, 3], [2, 2, 1], [2**40, 0, 1], [2**32 + 1, 0, 2]):
         assert check(prog, runners, np.array([1.0, 2.0, 3.0]), np.array(p, np.int64),
                      expect_error=True) == (L("lp:1:1"), MSG_PERMUTE)
+
+
+
+# ------------------------------------------------------------------------------------------------
+# SEG_PERMUTE: its rows plan, one work-item a segment, permuteIdx per row (the marks are the
+# result's: the row's start added)
+
+SEG_SHAPES = [[], [0], [0, 0, 0], [1], [3], [0, 2], [2, 0], [0, 1, 0, 0, 3, 0], [1] * 7, [5, 0, 0, 0, 4],
+              [2049, 0, 0, 2048, 3, 0]]
+
+
+def seg_permutes():
+    xs, p = var("xs"), var("p")
+    f = th(("i", INT), Tuple((Index(xs, i), prim("mul", i, const(2)), prim("code_char", i))))
+    g = th(("i", INT), Index(p, i, L("sp:1:9")))
+    ps = [("xs", VecT(INT)), ("p", VecT(INT)), ("sd", SD)]
+    return Program((kernel("S", ps, [(["a", "b", "c"], SegPermute(f, g, var("sd"), L("sp:1:1")))],
+                           ["a", "b", "c"]),))
+
+
+SEG_PERMUTES = seg_permutes()
+
+
+def _local_perm(lengths, seed):
+    rng = np.random.default_rng(seed)
+    return np.concatenate([rng.permutation(m) for m in lengths] + [np.zeros(0)]).astype(np.int32)
+
+
+def test_seg_permutes_are_lift_rows():
+    (x,) = lifted(SEG_PERMUTES)
+    text = x.info["lift"].text()
+    assert "splitOffsets(offs, " in text and "permuteIdx(r._1, toGlobal(mapSeq(" in text, text
+    src = x.info["lift"].kernel.source
+    assert "lift_marks + offs[gl_id] - offs[0]" in src
+    assert "for (int gl_id" not in src            # one work-item a segment on a CPU
+
+
+@pytest.mark.parametrize("lengths", SEG_SHAPES, ids=str)
+def test_seg_permutes_equal_numpy(runners, lengths):
+    n = sum(lengths)
+    xs = np.arange(n, dtype=np.int32) * 5 - 7
+    check(SEG_PERMUTES, runners, xs, _local_perm(lengths, n), SegDes(lengths), name="S", expect_error=False)
+
+
+def test_seg_permute_long_segments_run_the_template(runners):
+    # few long segments: the runner keeps the template's per-element plan (the rows plan's
+    # choice, OpenCLRunner._rows), with the same results
+    lengths = [BIG - 5, 5]
+    r = OpenCLRunner(profile=True)
+    check(SEG_PERMUTES, [r], np.arange(BIG, dtype=np.int32), _local_perm(lengths, 1), SegDes(lengths), name="S",
+          expect_error=False)
+    r._collect_events()
+    assert any(k.endswith("_permute") for k in r.stats.by_kernel), r.stats.by_kernel
+
+
+def test_seg_permute_lift_rows_are_what_run():
+    r = OpenCLRunner(profile=True)
+    lengths = [3, 0, 5, 1] * 50
+    check(SEG_PERMUTES, [r], np.arange(sum(lengths), dtype=np.int32), _local_perm(lengths, 2), SegDes(lengths),
+          name="S", expect_error=False)
+    r._collect_events()
+    assert any(k.endswith("S_0_lift") for k in r.stats.by_kernel), r.stats.by_kernel
+    assert not any(k.endswith("_permute") for k in r.stats.by_kernel), r.stats.by_kernel
+
+
+@pytest.mark.parametrize("lengths, k, value", [
+    ([3], 0, 3), ([3], 2, -1), ([2, 2], 2, 1), ([2, 2], 0, 1), ([0, 4, 0], 3, 0), ([1, 1, 1], 1, 1),
+    ([2049, 3], 2050, 7)], ids=str)
+def test_seg_permute_invalid(runners, lengths, k, value):
+    """A local position out of its segment (a position of the next segment is not one of this
+    one's), or twice in a segment: the template's located message."""
+    n = sum(lengths)
+    p = np.concatenate([np.arange(m) for m in lengths]).astype(np.int32)
+    p[k] = value
+    assert check(SEG_PERMUTES, runners, np.arange(n, dtype=np.int32), p, SegDes(lengths), name="S",
+                 expect_error=True) == (L("sp:1:1"), MSG_PERMUTE)
+
+
+def test_nested_nesl_permute_is_a_lift_program(tmp_path):
+    src = "{permute(a, b) : a in [[1, 2, 3], [], [4, 5]]; b in [[2, 0, 1], [] int, [1, 0]]};\n"
+    f = tmp_path / "s.nesl"
+    f.write_text(src)
+    r = subprocess.run([sys.executable, "-m", "nessie", "compile", "--emit", "lift", str(f)],
+                       capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert r.returncode == 0, r.stderr
+    assert "= SEG_PERMUTE" in r.stdout and "permuteIdx(r._1, " in r.stdout
