@@ -176,3 +176,19 @@ def test_permute_needs_a_contiguous_destination():
         .replace("[[int]M]N", "[[int]M]M")
     with pytest.raises(LiftCompileError, match="permuteIdx: it must write a contiguous part"):
         compile_program(parse(src, "t.lift").program("p"))
+
+
+@pytest.mark.opencl
+def test_cli_run(tmp_path, capsys):
+    """``python -m lift_backend run`` of a permuteIdx program: the marks are made by the runtime."""
+    from lift_backend.cli import main
+    f = tmp_path / "perm.lift"
+    f.write_text(UF + "program p(x: [float]N, ix: [int]N) = " + PERM + "\n")
+    np.save(tmp_path / "x.npy", np.arange(5, dtype=np.float32))
+    np.save(tmp_path / "ix.npy", np.array([4, 3, 2, 1, 0], np.int32))
+    np.save(tmp_path / "bad.npy", np.array([4, 3, 2, 1, 1], np.int32))
+    args = ["run", str(f), "--arg", f"x={tmp_path / 'x.npy'}", "--global", "4", "--out", str(tmp_path / "o.npy")]
+    assert main(args + ["--arg", f"ix={tmp_path / 'ix.npy'}"]) == 0
+    np.testing.assert_array_equal(np.load(tmp_path / "o.npy"), [8, 6, 4, 2, 0])
+    assert main(args + ["--arg", f"ix={tmp_path / 'bad.npy'}"]) == 1
+    assert "permuteIdx: position 1 is written twice" in capsys.readouterr().err
