@@ -5,7 +5,7 @@ the Lift compiler builds (``Phase.compiled``), per SOAC kind and device strategy
 
 The lowering runs without a device (it only builds OpenCL C text and Lift programs); a SOAC
 counts as lifted when at least one of its phases is a compiled Lift program, and as whole when
-every phase of its usual plan on a CPU is (MAP, ONCE: the map; REDUCE: chunks and carry; SCAN:
+every phase of its usual plan on a CPU is (MAP, ONCE, PERMUTE: the map; REDUCE: chunks and carry; SCAN:
 chunks, carry and last pass; the others: none counted yet, their plans keep hand-written
 phases).  Which phase the runner launches still depends on sizes at run time (see
 docs/architecture.md)."""
@@ -25,7 +25,7 @@ from nessie import driver  # noqa: E402
 
 
 #: the Lift programs (``LoweredSoac.info`` keys) of a SOAC's usual CPU plan
-WHOLE = {"MAP": ("lift",), "ONCE": ("lift",), "REDUCE": ("lift", "lift_carry"),
+WHOLE = {"MAP": ("lift",), "ONCE": ("lift",), "PERMUTE": ("lift",), "REDUCE": ("lift", "lift_carry"),
          "SCAN": ("lift", "lift_carry", "lift_scan")}
 
 

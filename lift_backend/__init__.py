@@ -34,7 +34,8 @@ Nodes: ``Literal``, ``Param``, ``FunCall`` (expressions) and ``Lambda``, ``UserF
 of :mod:`lift_backend.ir.patterns` (functions: calling one builds a FunCall; ``f.o(g)`` composes).
 Segmented data (λcu's pull thunks ``v[idx[i]]`` and segment descriptors) map to
 ``gatherIdx(idx, v)`` and ``splitOffsets(offsets, data)``; ``partition(n, f)`` splits with
-static row lengths.
+static row lengths.  ``scatterIdx(idx, v)``/``permuteIdx(idx, v)`` write ``v[k]`` at ``idx[k]``
+(checked; ``permuteIdx`` also refuses a position written twice).
 
 Compile and run::
 

@@ -29,7 +29,7 @@ __all__ = [
     "userfun", "lam", "program", "compose", "lit", "flit", "dlit", "ilit", "vlit",
     "map_", "mapSeq", "mapGlb", "mapWrg", "mapLcl", "reduceSeq", "reduce_", "scanSeq", "iterate", "split",
     "join", "gather", "scatter", "zip_", "get", "slide", "pad", "transpose", "id_", "toGlobal",
-    "toLocal", "toPrivate", "asVector", "asScalar", "mapVec", "slice_", "gatherIdx",
+    "toLocal", "toPrivate", "asVector", "asScalar", "mapVec", "slice_", "gatherIdx", "scatterIdx", "permuteIdx",
     "splitOffsets", "partition", "index_fun", "reverse", "reorderStride", "transposeIdx",
 ]
 
@@ -251,6 +251,16 @@ def slice_(start, stop) -> P.Slice:
 def gatherIdx(idx: Expr, v: Expr) -> FunCall:
     """``v[idx[k]]`` for every ``k`` (a view)."""
     return FunCall(P.GatherIdx(), (idx, v))
+
+
+def scatterIdx(idx: Expr, v: Expr, code=None) -> FunCall:
+    """The array whose element ``idx[k]`` is ``v[k]`` (written through; each index checked)."""
+    return FunCall(P.ScatterIdx(code), (idx, v))
+
+
+def permuteIdx(idx: Expr, v: Expr, code=None) -> FunCall:
+    """``scatterIdx`` that also checks that no position is written twice."""
+    return FunCall(P.ScatterIdx(code, once=True), (idx, v))
 
 
 def splitOffsets(offsets: Expr, v: Expr) -> FunCall:

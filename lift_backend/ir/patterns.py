@@ -10,7 +10,9 @@ segmented data: ``GatherIdx`` (data-dependent gather ``out[k] = v[idx[k]]``),
 ``At`` (``arrayAccess(xs, k)``: element ``k`` of ``xs`` for an index ``k`` computed at run time,
 an access view with an index expression, checked) and ``AtIf`` (``arrayAccessIf(xs, k, g)``:
 the same where ``g`` holds, else zero, unchecked), and ``FailIf`` (``failIf(c, x)``: ``x``,
-reporting an error where ``c`` holds).
+reporting an error where ``c`` holds), and ``ScatterIdx`` (``scatterIdx(idx, xs)``/``permuteIdx(idx,
+xs)``: the writing counterpart of ``gatherIdx``, element ``k`` of ``xs`` written at ``idx[k]``,
+checked, and for ``permuteIdx`` written at most once).
 Address spaces: ``ToGlobal``, ``ToLocal``, ``ToPrivate``.
 
 Index functions for gather/scatter/partition: ``IndexLambda`` (``\\i -> i / M + ...``),
@@ -276,6 +278,27 @@ class FailIf(LayoutPattern):
     code: Optional[int] = None
     name = "failIf"
     arity = 2
+
+
+@dataclass(frozen=True)
+class ScatterIdx(LayoutPattern):
+    """``scatterIdx(idx, xs)``: the array whose element ``idx[k]`` is ``xs[k]`` -- a scatter at
+    indices read at run time (the writing counterpart of ``gatherIdx``: an *output view with an
+    index expression*, no memory).  It is only written through: the producer of ``xs`` writes
+    its element ``k`` at the value ``idx[k]`` of the destination (``idx`` is read element by
+    element, ``int`` or ``long``).  Each index is checked against the destination's length: an
+    index outside ``0 .. len - 1`` records the site in the kernel's error buffer (the element
+    is then written to position 0; the run fails).  ``permuteIdx(idx, xs)`` (``once``) also
+    checks that no position is written twice, with a per-position counter (``atomic_inc`` on
+    the kernel's ``marks`` buffer, zeroed by the host): for ``n`` elements into ``n`` positions
+    that makes ``idx`` a permutation.  ``code``: as ``At.code`` (both checks report it)."""
+    code: Optional[int] = None
+    once: bool = False
+    arity = 2
+
+    @property
+    def name(self):  # type: ignore[override]
+        return "permuteIdx" if self.once else "scatterIdx"
 
 
 @dataclass(frozen=True)

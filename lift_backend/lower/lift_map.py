@@ -347,7 +347,8 @@ def _reduce_functions(kname: str, soac: ir.Reduce, main, scal: list, scal_env: d
 
 
 def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] = None,
-             strategy: str = "cpu", scan_phase: bool = False, carry_phase: bool = False) -> Optional[LiftMap]:
+             strategy: str = "cpu", scan_phase: bool = False, carry_phase: bool = False,
+             permute: Optional[tuple] = None) -> Optional[LiftMap]:
     """The MAP ``soac`` of kernel ``kname`` as a compiled Lift program, or None where it is not
     one (see the module's docstring).  ``sites``: the SOAC's failing sites, numbered by its
     hand-written phases; a subscript at a computed index reports its site's number from the
@@ -358,13 +359,17 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
     :data:`CPU_LOCAL` (``N`` rounded up): the kernel is compiled knowing that (a global size of
     ``N + CPU_LOCAL - 1``), so the Lift compiler's control-flow simplification makes its
     ``mapGlb`` an ``if`` instead of a loop, which PoCL runs about twice as fast.  On a GPU it
-    strides over the elements as the hand-written loops do."""
+    strides over the elements as the hand-written loops do.
+
+    ``permute``: ``(vector, code)`` where ``soac`` is a PERMUTE whose index thunk reads the int
+    vector ``vector`` at its index (lift_permute.py): the map's results are written through
+    ``permuteIdx(ix, ...)`` (checked positions reporting ``code``, each written once)."""
     from .. import compile_program
     from ..errors import LiftError
     from ..ir.builders import (id_, join, lam, mapGlb, mapSeq, partition, program, reduceSeq,
                                scanSeq, splitOffsets, toGlobal, toPrivate, userfun, zip_)
     from ..ir.expr import FunCall, Literal
-    from ..ir.patterns import At, AtIf, FailIf, Generate, Get
+    from ..ir.patterns import At, AtIf, FailIf, Generate, Get, ScatterIdx
     from ..types import ArrayType, ScalarType, TupleType, c_type_name
     from .. import arith as A
     from ..arith import size_var
@@ -647,6 +652,18 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
         else:
             fn = lam(lambda t: apply_main(lambda k: FunCall(Get(k), (t,))), ["t"])
             data = zip_(*vs)
+        if reduce_parts is None and permute is not None:
+            # a PERMUTE: element k written at ix[k], checked and written once (lift_permute.py)
+            ix = ps[len(vec_names) + len(sc_params)]
+            if isinstance(soac, ir.SegPermute):
+                # a SEG_PERMUTE's rows: work-item s writes segment s, element k at the segment's
+                # position ix[k] (checked against the segment's length, marked once)
+                offs = ps[len(vec_names) + len(sc_params) + 1]
+                row = lam(lambda r: FunCall(ScatterIdx(permute[1], once=True),
+                                            (FunCall(Get(1), (r,)), toGlobal(mapSeq(fn))(FunCall(Get(0), (r,))))),
+                          ["r"])
+                return join()(mapGlb(row)(zip_(splitOffsets(offs, data), splitOffsets(offs, ix))))
+            return FunCall(ScatterIdx(permute[1], once=True), (ix, mapGlb(toGlobal(fn))(data)))
         if reduce_parts is None:
             return mapGlb(toGlobal(fn))(data)
         # a REDUCE's chunks: work-item c folds the balanced chunk c * N / P .. (c + 1) * N / P
@@ -686,6 +703,12 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
     MV = size_var("M")          # a SEG_REDUCE's or SEG_SCAN's segments + 1 (its offsets)
     if soac.SEGMENTED:
         carry_params = [("offs", ArrayType(ScalarType("int"), MV))]
+    if permute is not None:
+        pt = tenv.get(permute[0])
+        if reduce_parts is not None or permute[0] not in where or None in where[permute[0]] \
+                or not isinstance(pt, VecT) or not isinstance(pt.elem, IntT):
+            return None
+        carry_params = [("ix", ArrayType(ScalarType(_lift_scalar(pt.elem)), N))] + carry_params
     if scan_phase:
         if reduce_parts is None or not isinstance(soac, ir.Scan):
             return None
@@ -726,11 +749,18 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
             args.append(("carry",))
         elif kp.name == "offs" and soac.SEGMENTED:
             args.append(("offs",))
+        elif kp.name == "ix" and permute is not None:
+            args.append(("host", where[permute[0]][0]))
+        elif kp.kind == "marks" and permute is not None:
+            args.append(("marks",))
         elif kp.name in byname:
             args.append(byname[kp.name])
         else:   # pragma: no cover - a lowering bug
             raise LowerError(f"the Lift kernel of {kname} has an unexpected parameter {kp}\n{file_text_of(prog)}")
-    return LiftMap(prog, kern, tuple(where[name][1] for name, _, _ in ins if name != INDEX), tuple(args))
+    inputs = tuple(where[name][1] for name, _, _ in ins if name != INDEX)
+    if permute is not None:
+        inputs += (where[permute[0]][1],)     # the index vector has the permutation's length
+    return LiftMap(prog, kern, inputs, tuple(args))
 
 
 def _carry_program(kname: str, soac, reduce_parts, main, scal: list, sc_params: list,

@@ -499,7 +499,7 @@ class OpenCLRunner:
 
     def _launch_lift(self, kern: Any, lm: Any, host: list, n: int, outs: list, chunks: int = 0,
                      carry: Any = None, sd: Optional[DSd] = None, parts: Any = None,
-                     single: bool = False) -> None:
+                     single: bool = False, marks: Any = None) -> None:
         """Launch a SOAC's Lift kernel (``host``: the SOAC's context arguments; ``chunks``: a
         REDUCE's number of chunks, one work-item each)."""
         args: list = []
@@ -516,6 +516,8 @@ class OpenCLRunner:
                 args.append(parts)
             elif a[0] == "offs":
                 args.append(sd.offsets.buf)
+            elif a[0] == "marks":
+                args.append(marks)
             elif a[0] == "segs1":
                 args.append(np.int32(sd.count + 1))
             elif a[0] == "len":
@@ -970,6 +972,15 @@ class OpenCLRunner:
             seen = self._alloc(4 * max(n, 1))
             self.cl.enqueue_fill_buffer(self.queue, seen, np.int32(0), 0, 4 * max(n, 1))
             outs = [self.new_vec(n, dt) for dt in tau]
+            lm = ls.info.get("lift")
+            if lm is not None and self._lift_fits(lm, ctx, n) and \
+                    (not s.SEGMENTED or (sd.count < _INT_MAX and self._rows(sd))):
+                # the kernel the Lift compiler wrote (lift_permute.py): permuteIdx checks each
+                # position and marks it written in ``seen``; a SEG_PERMUTE's rows (one
+                # work-item a segment) where a segmented reduction would run its rows plan
+                self._launch_lift(K("lift"), lm, ctx, n, [o.buf for o in outs], marks=seen,
+                                  sd=sd if s.SEGMENTED else None)
+                return outs
             self.launch(K("permute"), G, ctx + [L(n), L(n), seen] + [o.buf for o in outs])
             return outs
         if isinstance(s, ir.Scatter):

@@ -892,6 +892,14 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
             b.kernel("permute", ("mapGlb(0)(toGlobal(f)) $ scatterIdx(segOffsets + g, generate(n))" if segp
                                  else "mapGlb(0)(toGlobal(f)) $ scatterIdx(g, generate(n))"),
                      ["const long n", "const long m", "global int* restrict seen"] + _buf_params("out", tau), p1)
+            # a PERMUTE (a SEG_PERMUTE: its rows) is also a Lift program where lift_permute.py
+            # can build one (permuteIdx; the runner launches it where the template permute
+            # phase ran)
+            from .lift_permute import lift_permute
+            lm = lift_permute(kname, soac, tenv, ctx, sites, strategy)
+            if lm is not None:
+                b.phases.append(Phase(lm.name, lm.text(), lm.kernel.source, compiled=True))
+                info["lift"] = lm
 
     elif isinstance(soac, (ir.Rank, ir.SegRank)):
         kt = tau[0]

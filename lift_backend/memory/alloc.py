@@ -35,7 +35,7 @@ from ..types.infer import TypedProgram
 from ..types.types import flat_offset
 from .address_space import GLOBAL, LOCAL, PRIVATE, AddressSpace
 
-INVERTIBLE_LAYOUTS = (P.Join, P.Split, P.Scatter, P.Transpose, P.AsVector, P.AsScalar)
+INVERTIBLE_LAYOUTS = (P.Join, P.Split, P.Scatter, P.ScatterIdx, P.Transpose, P.AsVector, P.AsScalar)
 
 
 class Memory:
@@ -231,7 +231,10 @@ class _Allocator:
                 if not isinstance(f, INVERTIBLE_LAYOUTS):
                     raise self.error(f"{f.name}: a data-layout pattern cannot write the result of the "
                                      f"enclosing pattern (copy the data with a user function, e.g. mapSeq(id))")
-                self.visit(c.args[0], depth, True)
+                if isinstance(f, P.ScatterIdx):
+                    # the indices are read where the data is written through them
+                    self.visit(c.args[0], depth, False)
+                self.visit(c.args[-1], depth, True)
             elif isinstance(f, P.FailIf):
                 # the condition and the value are used where they are computed
                 for a in c.args:

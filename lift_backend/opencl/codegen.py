@@ -86,6 +86,21 @@ class GeneratedKernel:
 ERROR_BUFFER = "lift_err"
 CHECK_FUNCTION = "lift_check"
 ERROR_BASE = "lift_errbase"
+#: the per-position counters of a ``permuteIdx`` (zeroed by the host before the launch)
+MARKS_BUFFER = "lift_marks"
+#: the check of a ``permuteIdx`` position: in range and the first to reach it
+ONCE_BODY_CODED = """if ((uint)i < (uint)n && atomic_inc(&marks[i]) == 0) return i;
+atomic_min(err, site);
+return 0;"""
+ONCE_BODY_CODED_LONG = """if (i >= 0 && i < n && atomic_inc(&marks[i]) == 0) return (int)i;
+atomic_min(err, site);
+return 0;"""
+ONCE_BODY = """if ((uint)i < (uint)n && atomic_inc(&marks[i]) == 0) return i;
+if (atomic_min(err, site) > site) { err[1 + 2 * site] = i; err[2 + 2 * site] = n; }
+return 0;"""
+ONCE_BODY_LONG = """if (i >= 0 && i < n && atomic_inc(&marks[i]) == 0) return (int)i;
+if (atomic_min(err, site) > site) { err[1 + 2 * site] = i > 2147483647L ? 2147483647 : (i < -2147483647L ? -2147483647 : (int)i); err[2 + 2 * site] = n; }
+return 0;"""
 #: the checks of a kernel compiled with ``error_base``: the smallest code wins, no details
 CHECK_BODY_CODED = """if ((uint)i < (uint)n) return i;
 atomic_min(err, site);
@@ -169,6 +184,9 @@ class CodeGen:
         #: check reports ``errbase + code`` (its ``arrayAccess``'s code) to ``err[0]`` only
         self.error_base = error_base
         self.errbase_name = ERROR_BASE
+        #: the ``permuteIdx`` check of the kernel and its marks buffer (one per kernel)
+        self.marks: Optional[BoundsCheck] = None
+        self.marks_name = MARKS_BUFFER
         #: a result array of flat tuples is written as one buffer per component
         self.soa_output = soa_output
         if error_base:
@@ -281,7 +299,14 @@ class CodeGen:
         if isinstance(mem, BoundsCheck):
             site = self.check_site(mem)
             name = self.check_name
-            if isinstance(l.index, A.Lookup) and isinstance(l.index.array, ValueIndex) and l.index.array.wide:
+            wide = isinstance(l.index, A.Lookup) and isinstance(l.index.array, ValueIndex) and l.index.array.wide
+            if mem.once:
+                name = self.once_check(mem, wide)
+                base = A.ZERO if mem.base is None else self.finalize(mem.base)
+                marks = self.marks_name if base == A.ZERO else f"{self.marks_name} + {self.c(base)}"
+                return (f"{name}({index}, {self.c(mem.length)}, {self.site_text(site)}, {self.err_name}, "
+                        f"{marks})")
+            if wide:
                 name = self.long_check()
             return f"{name}({index}, {self.c(mem.length)}, {self.site_text(site)}, {self.err_name})"
         return f"{mem.name}[{index}]"
@@ -292,6 +317,20 @@ class CodeGen:
         if name not in self.functions:
             body = CHECK_BODY_CODED_LONG if self.error_base else CHECK_BODY_LONG
             self.functions[name] = C.Function("int", name, ["long i", "int n", "int site", "global int* err"], body)
+        return name
+
+    def once_check(self, chk: BoundsCheck, wide: bool) -> str:
+        """The check of a ``permuteIdx`` position (``wide``: a ``long`` index): in range and
+        the first write of it (the kernel's marks buffer, ``chk.length`` counters)."""
+        if self.marks is not None and self.marks.key != chk.key:
+            raise self.error("a kernel has at most one permuteIdx (its marks buffer)")
+        self.marks = chk
+        name = self.check_name + ("_once_long" if wide else "_once")
+        if name not in self.functions:
+            body = (ONCE_BODY_CODED_LONG if wide else ONCE_BODY_CODED) if self.error_base else \
+                (ONCE_BODY_LONG if wide else ONCE_BODY)
+            self.functions[name] = C.Function("int", name, [f"{'long' if wide else 'int'} i", "int n", "int site",
+                                                            "global int* err", "global int* marks"], body)
         return name
 
     def site_text(self, site: int) -> str:
@@ -324,7 +363,7 @@ class CodeGen:
                                  f"reports error codes")
             site = self.check_sites[chk] = len(self.checks)
             self.checks.append(CheckSite(chk.kind, chk.span, chk.code))
-            if self.check_name not in self.functions and chk.kind != "failIf":
+            if self.check_name not in self.functions and chk.kind != "failIf" and not chk.once:
                 self.functions[self.check_name] = C.Function(
                     "int", self.check_name, ["int i", "int n", "int site", f"global int* err"],
                     CHECK_BODY_CODED if self.error_base else CHECK_BODY)
@@ -414,8 +453,16 @@ class CodeGen:
             raise self.error("cannot write through this view (the destination is not memory)")
         tmp = self.bind_name(self.vars.fresh(stem, 0, 0), stem)
         self.block.add(C.Decl(self.ctype(acc.type), tmp, value))
+        indices = [self.c(self.finalize(p.index)) for p in acc.parts]
+        if any(_once_checked(p.index) for p in acc.parts):
+            # a permuteIdx position is checked (and marked written) once for all components
+            if len(set(indices)) != 1:
+                raise self.error("internal: the components of a permuteIdx element at distinct positions")
+            pos = self.bind_name(self.vars.fresh("pos", 0, 0), "pos")
+            self.block.add(C.Decl("int", pos, indices[0]))
+            indices = [pos] * len(indices)
         for k, p in enumerate(acc.parts):
-            target = f"{p.mem.name}[{self.c(self.finalize(p.index))}]{''.join(f'._{f}' for f in p.fields)}"
+            target = f"{p.mem.name}[{indices[k]}]{''.join(f'._{f}' for f in p.fields)}"
             self.block.add(C.Assign(target, tmp + component(k)))
             self.accesses.append(f"write {target}\n      view: {view_text(v)}")
 
@@ -595,9 +642,13 @@ class CodeGen:
         f = c.f
         if isinstance(f, P.LayoutPattern):
             if dest is not None:
-                argd = output_view(f, dest, self.types[id(c.args[0])], self.typed.static.get(id(f), {}),
-                                   self.vars, self.span)
-                self.emit(c.args[0], env, argd)
+                # scatterIdx(idx, xs): the indices are read, the data written through them
+                index = None
+                if isinstance(f, P.ScatterIdx):
+                    index = self.emit(c.args[0], env)
+                argd = output_view(f, dest, self.types[id(c.args[-1])], self.typed.static.get(id(f), {}),
+                                   self.vars, self.span, index)
+                self.emit(c.args[-1], env, argd)
                 return dest
             argvs = [self.emit(a, env) for a in c.args]
             return self.layout(f, argvs)
@@ -880,6 +931,10 @@ class CodeGen:
         for v in self.typed.size_vars:
             cparams.append(f"int {v.name}")
             params.append(KernelParam(v.name, "size"))
+        if self.marks is not None:
+            # one counter per position of the result
+            cparams.append(f"global int* {self.marks_name}")
+            params.append(KernelParam(self.marks_name, "marks", ScalarType("int"), outputs[0].size))
         if self.checks and self.error_base:
             cparams.append(f"global int* {self.err_name}")
             params.append(KernelParam(self.err_name, "errors", size=A.Cst(1)))
@@ -895,6 +950,12 @@ class CodeGen:
         src = C.print_unit(unit)
         return GeneratedKernel(unit, src, tuple(params), C.count_barriers(body), tuple(self.accesses),
                                tuple(self.checks), tuple(self.offset_checks), tuple(local_static))
+
+
+def _once_checked(e: AExpr) -> bool:
+    """Whether ``e`` holds the check of a ``permuteIdx`` position (evaluated once a write)."""
+    return any(isinstance(n, A.Lookup) and isinstance(n.array, BoundsCheck) and n.array.once
+               for n in A.iter_nodes(e))
 
 
 def _unchecked(e: AExpr) -> AExpr:

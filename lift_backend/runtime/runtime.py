@@ -100,7 +100,7 @@ class Runtime:
         for kp in kernel.params:
             if kp.kind == "input":
                 buffers.append((kp.name, arrays[kp.name].nbytes))
-            elif kp.kind in ("output", "temp"):
+            elif kp.kind in ("output", "temp", "marks"):
                 nb = _eval_size(kp.size, env, kp.name, arrays) * numpy_dtype(kp.elem).itemsize
                 buffers.append((kp.name, nb))
                 if kp.kind == "output":
@@ -247,6 +247,13 @@ class Runtime:
                     kargs.append(cl.LocalMemory(max(n * numpy_dtype(kp.elem).itemsize, 4)))
                 elif kp.kind == "size":
                     kargs.append(np.int32(env[kp.name]))
+                elif kp.kind == "marks":
+                    # a permuteIdx's per-position counters, zero before the launch
+                    n = _eval_size(kp.size, env, kp.name, arrays)
+                    marks = np.zeros(max(n, 4), dtype=np.int32)
+                    buf = cl.Buffer(self.ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=marks)
+                    keep.append(buf)
+                    kargs.append(buf)
                 elif kp.kind == "errors":
                     err_param = kp
                     init = np.zeros(_eval_size(kp.size, env, kp.name), dtype=np.int32)
@@ -284,6 +291,9 @@ class Runtime:
             index, length = int(errs[1 + 2 * site]), int(errs[2 + 2 * site])
             if chk is not None and chk.kind == "failIf":
                 raise LiftRuntimeError("failIf: the condition holds (the check of a value failed)", chk.span)
+            if chk is not None and chk.kind == "permuteIdx" and 0 <= index < length:
+                raise LiftRuntimeError(f"permuteIdx: position {index} is written twice (the indices are not a "
+                                       f"permutation of 0 .. {length - 1})", chk.span)
             # a long index is stored clamped to -INT_MAX .. INT_MAX (the error buffer holds ints)
             shown = (f"{index} or more" if index == INT_MAX else
                      f"{index} or less" if index == -INT_MAX else str(index))

@@ -38,11 +38,11 @@ POSITION_VAR_UID = -3
 
 KEYWORDS = {"userfun", "program", "o"}
 # names the generated OpenCL C cannot use for parameters and user functions
-VALUE_PATTERNS = {"zip", "gatherIdx", "splitOffsets", "arrayAccess", "arrayAccessIf", "failIf"}
+VALUE_PATTERNS = {"zip", "gatherIdx", "scatterIdx", "permuteIdx", "splitOffsets", "arrayAccess", "arrayAccessIf", "failIf"}
 FUNCTION_PATTERNS = {
     "map", "mapSeq", "mapGlb", "mapWrg", "mapLcl", "reduce", "reduceSeq", "scanSeq", "iterate", "split",
     "join", "gather", "scatter", "zip", "get", "slide", "pad", "transpose", "id", "toGlobal",
-    "toLocal", "toPrivate", "asVector", "asScalar", "mapVec", "slice", "gatherIdx",
+    "toLocal", "toPrivate", "asVector", "asScalar", "mapVec", "slice", "gatherIdx", "scatterIdx", "permuteIdx",
     "splitOffsets", "partition", "generate", "arrayAccess", "arrayAccessIf", "failIf",
 }
 
@@ -665,6 +665,8 @@ class Parser:
             return P.Slice(a, b)
         if n == "gatherIdx":
             return P.GatherIdx()
+        if n in ("scatterIdx", "permuteIdx"):
+            return P.ScatterIdx(once=n == "permuteIdx")
         if n == "splitOffsets":
             return P.SplitOffsets()
         if n == "arrayAccess":

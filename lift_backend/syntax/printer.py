@@ -160,7 +160,7 @@ def fun_text(f: FunDecl, prec: int = 0) -> str:
         return f"generate({arith_text(f.n)})"
     if isinstance(f, (P.ToGlobal, P.ToLocal, P.ToPrivate, P.MapVec)):
         return f"{f.name}({fun_text(f.f)})"
-    if isinstance(f, (P.Join, P.Zip, P.Transpose, P.AsScalar, P.Id, P.GatherIdx, P.SplitOffsets, P.At, P.AtIf, P.FailIf)):
+    if isinstance(f, (P.Join, P.Zip, P.Transpose, P.AsScalar, P.Id, P.GatherIdx, P.ScatterIdx, P.SplitOffsets, P.At, P.AtIf, P.FailIf)):
         return f.name
     raise TypeError(f"cannot print {f!r}")
 

@@ -580,6 +580,16 @@ class _Inferer:
             if it.elem != Int:
                 raise self.error(f"gatherIdx: the index array must have type [int]n, got {it}")
             return ArrayType(vt.elem, it.length)
+        if isinstance(f, P.ScatterIdx):
+            it = self.array(argts[0], f.name, 1)
+            vt = self.regular(self.array(argts[1], f.name, 2), f.name)
+            if it.elem not in (Int, ScalarType("long")):
+                raise self.error(f"{f.name}: the index array must have type [int]n or [long]n, got {it}")
+            # (rows of two splitOffsets of the same offsets: equal lengths, printed alike)
+            if not A.prove_eq(it.length, vt.length) and A.to_text(it.length) != A.to_text(vt.length):
+                raise self.error(f"{f.name}: the index array has {A.to_text(it.length)} elements and the "
+                                 f"data {A.to_text(vt.length)}: one index per element")
+            return vt
         if isinstance(f, P.SplitOffsets):
             ot = self.array(argts[0], "splitOffsets", 1)
             vt = self.regular(self.array(argts[1], "splitOffsets", 2), "splitOffsets")

@@ -15,7 +15,7 @@ from .. import arith as A
 from ..errors import LiftCompileError, Span
 from ..ir import patterns as P
 from ..types import ArrayType, TupleType, Type, VectorType
-from .views import (AccessView, AsScalarView, AsVectorView, BoundsCheck, FailView, GatherIdxView, GuardView, ValueIndex, checked, GenerateView, JoinView,
+from .views import (AccessView, AsScalarView, AsVectorView, BoundsCheck, FailView, GatherIdxView, GuardView, ScatterIdxView, ValueIndex, checked, GenerateView, JoinView,
                     MemView, NestView, OffsetView, PadView, ReorderView, SlideView, SplitView,
                     TransposeView, TupleAccessView, View, ZipView, index_fun_in_range, index_fun_width)
 
@@ -93,6 +93,11 @@ def layout_view(f: P.LayoutPattern, args: Sequence[View], result_type: Type,
                                "program or of a map's function, which its producer writes through it; to "
                                "reorder data for a consumer, gather with the inverse index function instead "
                                "(gather(reverse) for scatter(reverse))", span)
+    if isinstance(f, P.ScatterIdx):
+        raise LiftCompileError(f"{f.name}: its result is read by another pattern, which is not supported: a "
+                               f"{f.name} must give the result of the program or of a map's function, which "
+                               f"its producer writes through it (to read at computed indices, use gatherIdx "
+                               f"or arrayAccess)", span)
     if isinstance(f, P.Zip):
         return ZipView(tuple(args), result_type)
     if isinstance(f, P.Get):
@@ -186,8 +191,14 @@ def _retype(v: View, t: Type) -> View:
 
 
 def output_view(f: P.LayoutPattern, dest: View, arg_type: Type, static: Mapping[str, object],
-                supply: A.VarSupply, span: Optional[Span] = None) -> View:
-    """Where the argument of ``f`` must be written so that ``f(arg)`` lands in ``dest``."""
+                supply: A.VarSupply, span: Optional[Span] = None, index: Optional[View] = None) -> View:
+    """Where the argument of ``f`` must be written so that ``f(arg)`` lands in ``dest``
+    (``index``: the view of the indices of a ``scatterIdx``/``permuteIdx``, its first argument;
+    the data, written through, is its second)."""
+    if isinstance(f, P.ScatterIdx):
+        from ..types import ScalarType as _S
+        check = BoundsCheck(f.name, span, dest.type.length, f.code, id(f), f.once)
+        return ScatterIdxView(dest, index, arg_type, check, index.type.elem == _S("long"))
     if isinstance(f, P.Join):
         # arg : [[t]_m]_n  ->  rows of dest
         at = arg_type

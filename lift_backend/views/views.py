@@ -43,6 +43,12 @@ class BoundsCheck:
     length: AExpr
     code: Optional[int] = None     # the site's error code given by the program (``At.code``)
     key: Optional[int] = None      # distinguishes the checks of distinct ``arrayAccess`` calls
+    #: ``permuteIdx``: the index must also be the first to reach its position (an
+    #: ``atomic_inc`` of the kernel's marks buffer, one counter per position of ``length``)
+    once: bool = False
+    #: ``permuteIdx``: the flat position, in the result, of the destination's element 0 (its
+    #: marks are the result's, one counter per position)
+    base: Optional[AExpr] = None
 
 
 @dataclass(frozen=True)
@@ -309,6 +315,19 @@ class GatherIdxView(View):
 
 
 @dataclass(frozen=True, eq=False)
+class ScatterIdxView(View):
+    """The output view of ``scatterIdx(idx, xs)``/``permuteIdx``: element ``k`` is written at
+    ``parent[idx[k]]``, the index a value read from the view ``idx`` (``int`` or ``long``,
+    ``wide``) and checked by ``check`` against the parent's length (and, ``check.once``, against
+    a second write of the same position)."""
+    parent: View
+    idx: View
+    type: Type
+    check: "BoundsCheck"
+    wide: bool = False
+
+
+@dataclass(frozen=True, eq=False)
 class GuardView(View):
     """``arrayAccessIf``: the element ``parent`` reads where the value ``guard`` (a ``Lookup``
     of a :class:`ValueIndex`) is not 0, else the zero of its type (the read, and its check,
@@ -539,6 +558,27 @@ def _consume(v: View, arr: List[AExpr], tup: List[int], extra: AExpr, width: int
         elif isinstance(v, GuardView):
             res = _consume(v.parent, arr, tup, extra, width, comp)
             return CondAccess(A.Cond("!=", v.guard, A.ZERO), res, ConstAccess(Literal("0", v.type)))
+        elif isinstance(v, ScatterIdxView):
+            # the position is a value read at run time: nothing is known of it until its check
+            ia = _consume(v.idx, [arr[0]], [], A.ZERO, 1)
+            check = v.check
+            if check.once:
+                # the marks of a permuteIdx are the result's: its destination must be a
+                # contiguous part of the result, starting at ``base``
+                ends = []
+                for k in (A.ZERO, A.ONE):
+                    b = _consume(v.parent, [k] + arr[1:], list(tup), extra, width, comp)
+                    b = b.parts[0] if isinstance(b, TupleBuild) else b
+                    if not isinstance(b, MemAccess) or getattr(b.mem, "kind", None) != "output" or b.width != 1:
+                        raise LiftCompileError("permuteIdx: it must write (a part of) the program's result")
+                    ends.append(b.index)
+                if A.sub(ends[1], ends[0]) != A.ONE:
+                    raise LiftCompileError("permuteIdx: it must write a contiguous part of the program's "
+                                           "result (its positions are marked in the result's order)")
+                import dataclasses as _dc
+                check = _dc.replace(check, base=ends[0])
+            arr[0] = checked(A.Lookup(ValueIndex(ia, v.wide), "value", 0, None, None), check)
+            v = v.parent
         elif isinstance(v, GatherIdxView):
             k = arr[0]
             ia = _consume(v.idx, [k], [], A.ZERO, 1)
@@ -613,6 +653,8 @@ def view_text(v: View) -> str:
             parts.append(f"Get({v.i})")
         elif isinstance(v, GatherIdxView):
             parts.append(f"GatherIdx[{view_text(v.idx)}]")
+        elif isinstance(v, ScatterIdxView):
+            parts.append(f"{'PermuteIdx' if v.check.once else 'ScatterIdx'}[{view_text(v.idx)}]")
         elif isinstance(v, GuardView):
             parts.append(f"If({A.to_text(v.guard)})")
         elif isinstance(v, FailView):

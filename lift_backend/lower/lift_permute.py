@@ -1,0 +1,78 @@
+"""PERMUTEs as Lift programs, compiled by the Lift compiler's own stages.
+
+A λcu ``PERMUTE {i => e using vs} {i => p[i]} (n)`` -- ``Y[p[i]] = e(i)``, ``p`` an int vector
+read at the permutation's own index (what NESL's ``permute(v, i)`` and the library's uses of it
+fuse to) -- whose value thunk qualifies as a MAP's does (lift_map.py: reads at its index, at
+computed indices, checked primitives reported with their sites) is the Lift program
+
+    program K_lift(v0: [t0]N, ..., ix: [int]N, ...) =
+      permuteIdx(ix, mapGlb(0)(toGlobal(\\t -> uf(t._0, ...))) $ zip(v0, ..., generate(N)))
+
+``permuteIdx(ix, xs)`` (``lift_backend.ir.patterns.ScatterIdx`` with ``once``) is the writing
+counterpart of ``gatherIdx``: the map writes its element ``k`` through an output view at the
+position ``ix[k]``, checked against the result's length and against a second write of the same
+position (an ``atomic_inc`` per position on the kernel's ``marks`` buffer, which the runner
+zeroes, as the template's ``seen``).  Both checks report the template's ``target`` site (its
+code in the SOAC), so a failing permutation is the numpy runner's located message; the value
+thunk's sites have the template's codes too, so the first failing site is the same whatever
+the order of the work-items.  Several result components are one buffer each (``soa_output``);
+one check and mark per element serves them all.
+
+A SEG_PERMUTE of that kind (``p`` the local positions) gets the rows plan of a SEG_REDUCE, one
+work-item a segment:
+
+    join o mapGlb(0)(\\r -> permuteIdx(r._1, toGlobal(mapSeq(\\t -> uf(...))) $ r._0))
+      $ zip(splitOffsets(offs, zip(v0, ..., generate(N))), splitOffsets(offs, ix))
+
+each local position checked against its segment's length and marked at its place in the result
+(the row's start added to the marks).
+
+The runner launches it where the template ``permute`` phase ran, when the inputs read at the
+index and the index vector have the permutation's length ``n`` and ``0 < n <= INT_MAX``
+(``OpenCLRunner._lift_fits``) -- a SEG_PERMUTE's where a segmented reduction would take its rows
+plan (``_rows``: many short segments) --; otherwise, and for every PERMUTE that does not
+qualify, the template runs.  What does not qualify: an index thunk that computes the position
+(anything but ``p[i]``), a value thunk that does not qualify as a MAP's, and SCATTER (the last
+writer wins: a claim pass first; not yet a Lift program).
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+from lambda_cu import ir
+from lambda_cu.errors import MSG_PERMUTE
+from lambda_cu.types import IntT, VecT
+
+from .cgen import Sites
+from .lift_map import LiftMap, lift_map
+
+
+def permute_index(soac, tenv: dict) -> Optional[str]:
+    """The int vector ``p`` of an index thunk ``{i => p[i]}``, or None."""
+    g = soac.idx
+    if len(g.params) != 1:
+        return None
+    b = g.body
+    if not (isinstance(b, ir.Index) and isinstance(b.vec, ir.Var) and isinstance(b.idx, ir.Var)
+            and b.idx.name == g.params[0].name):
+        return None
+    t = tenv.get(b.vec.name)
+    if not isinstance(t, VecT) or not isinstance(t.elem, IntT):
+        return None
+    return b.vec.name
+
+
+def lift_permute(kname: str, soac: ir.Soac, tenv: dict, ctx, sites: Sites,
+                 strategy: str = "cpu") -> Optional[LiftMap]:
+    """The PERMUTE ``soac`` of kernel ``kname`` as a compiled Lift program, or None where it is
+    not one (see the module's docstring).  ``sites``: the template phase's sites (its ``target``
+    site is the code of both position checks)."""
+    if not isinstance(soac, (ir.Permute, ir.SegPermute)):
+        return None
+    vec = permute_index(soac, tenv)
+    if vec is None:
+        return None
+    code = sites.memo.get(("target", soac.loc, MSG_PERMUTE))
+    if code is None:
+        return None
+    return lift_map(kname, soac, tenv, ctx, sites, strategy, permute=(vec, code))
