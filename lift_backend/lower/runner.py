@@ -907,7 +907,7 @@ class OpenCLRunner:
             kept_n = 0
             pre = self._alloc(8 * (n + 1)) if seg else None
             if P:
-                self.launch(K("count"), P, ctx + [L(n), L(P), counts])
+                self._launch_count(ls, K, ctx, n, P, counts)
                 if P <= self.host_scan:
                     # the host needs the count anyway: read the P chunk counts in that
                     # synchronisation and scan them here (no offsets launch)
@@ -1006,7 +1006,7 @@ class OpenCLRunner:
             ctx = self._ctx_args(ls, kenv) + [self.err, self._errbase(ls)]
             counts = self._alloc(8 * max(P, 1))
             if P:
-                self.launch(ks[f"{base}_count"], P, ctx + [L(n), L(P), counts])
+                self._launch_count(ls, lambda suffix, b=base: ks[f"{b}_{suffix}"], ctx, n, P, counts)
             started.append((ls, n, P, base, ctx, counts, np.empty(P, np.int64)))
         self._read([(h, c) for (_, _, P, _, _, c, h) in started if P])
         out = []
@@ -1021,6 +1021,16 @@ class OpenCLRunner:
                             [o.buf for o in outs] + [r.buf for r in rej])
             out.append(outs + rej)
         return out
+
+    def _launch_count(self, ls: LoweredSoac, K: Any, ctx: list, n: int, P: int, counts: Any) -> None:
+        """A FILTER's / PARTITION's count phase: the Lift program (lift_filter.py: the chunks
+        of a REDUCE counting the kept elements) where there is one and the inputs fit, else
+        the template ``count`` phase."""
+        lc = ls.info.get("lift_count")
+        if lc is not None and self._lift_fits(lc, ctx, n):
+            self._launch_lift(K("lift"), lc, ctx, n, [counts], chunks=P)
+        else:
+            self.launch(K("count"), P, ctx + [np.int64(n), np.int64(P), counts])
 
     def _chunk_offsets(self, h: np.ndarray, counts: Any) -> int:
         """A filter's chunk counts ``h``, read back: their exclusive scan is uploaded into

@@ -1,0 +1,68 @@
+"""FILTERs and PARTITIONs as Lift programs, compiled by the Lift compiler's own stages.
+
+The count phase of a (not segmented) FILTER or PARTITION -- chunk ``c`` counts the kept
+elements of ``c * n / P .. (c + 1) * n / P`` into the runner's ``long`` buffer ``counts`` -- is a
+reduction: the REDUCE chunk program of :mod:`lift_map` for the REDUCE
+
+    REDUCE { i => let x = f(i) in if p(x) then 1L else 0L } (0L) + (n)
+
+that is
+
+    join o mapGlb(0)(toGlobal(mapSeq(id)) o reduceSeq(\\acc t -> acc + uf(t...), 0L))
+      o partition(P, \\c -> (c + 1) * N / P - c * N / P) $ zip(v0, ...)
+
+(``uf`` the thunk and the predicate as one user function returning ``0L`` or ``1L``).  It
+qualifies where that REDUCE does: the thunk and the predicate read their vectors at the
+element's index or at computed indices and have no checked primitive (a fold has nowhere to
+carry a failure flag); the runner launches it where the template ``count`` phase ran and the
+inputs fit (``OpenCLRunner._lift_fits``).
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+from lambda_cu import ir
+from lambda_cu.types import INT64
+
+from .cgen import Sites
+
+
+def count_reduce(soac: ir.Soac) -> Optional[ir.Reduce]:
+    """The REDUCE whose chunk results are the filter's chunk counts, or None where the
+    predicate cannot be composed with the thunk (a name of one would capture the other's)."""
+    f, pred = soac.f, soac.pred
+    if len(f.params) != 1 or len(pred.params) != 1:
+        return None
+    i = f.params[0].name
+    x = pred.params[0].name
+    if x == i or i in ir.free_vars(pred.body) or x in ir.free_vars(f.body):
+        return None
+    body = ir.Let((pred.params[0].var,), f.body,
+                  ir.If(pred.body, ir.Const(1, INT64), ir.Const(0, INT64)))
+    a, b = ir.Param(ir.Var("nz_a"), INT64), ir.Param(ir.Var("nz_b"), INT64)
+    op = ir.Thunk((a, b), ir.PrimOp("add", (a.var, b.var)))
+    return ir.Reduce(ir.Thunk(f.params, body), (ir.Const(0, INT64),), op, soac.size)
+
+
+def lift_filter_count(kname: str, soac: ir.Soac, tenv: dict, ctx, sites: Optional[Sites] = None,
+                      strategy: str = "cpu"):
+    """The count phase of the FILTER/PARTITION ``soac`` as a compiled Lift program (a
+    :class:`lift_map.LiftMap` writing the ``P`` chunk counts as ``long``s), or None."""
+    if not isinstance(soac, (ir.Filter, ir.Partition)):
+        return None
+    red = count_reduce(soac)
+    if red is None:
+        return None
+    from .lift_map import lift_map
+    return lift_map(kname, red, tenv, ctx, sites, strategy)
+
+
+def lift_filter_phases(kname: str, soac: ir.Soac, tenv: dict, ctx, sites: Optional[Sites] = None,
+                       strategy: str = "cpu") -> list:
+    """The phases of a FILTER/PARTITION that are Lift programs: ``(info key, LiftMap)`` pairs
+    (``lift_count``: the count phase)."""
+    out = []
+    lc = lift_filter_count(kname, soac, tenv, ctx, sites, strategy)
+    if lc is not None:
+        out.append(("lift_count", lc))
+    return out
