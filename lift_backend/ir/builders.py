@@ -27,7 +27,7 @@ from .expr import (Expr, FunCall, FunDecl, Lambda, Literal, Param, Program, User
 
 __all__ = [
     "userfun", "lam", "program", "compose", "lit", "flit", "dlit", "ilit", "vlit",
-    "map_", "mapSeq", "mapGlb", "mapWrg", "mapLcl", "reduceSeq", "reduce_", "scanSeq", "iterate", "split",
+    "map_", "mapSeq", "mapGlb", "mapWrg", "mapLcl", "reduceSeq", "reduce_", "scanSeq", "filterSeq", "iterate", "split",
     "join", "gather", "scatter", "zip_", "get", "slide", "pad", "transpose", "id_", "toGlobal",
     "toLocal", "toPrivate", "asVector", "asScalar", "mapVec", "slice_", "gatherIdx",
     "splitOffsets", "partition", "index_fun", "reverse", "reorderStride", "transposeIdx",
@@ -146,6 +146,12 @@ def reduceSeq(f, init: Expr) -> P.Reduce:
 def scanSeq(f, init: Expr) -> P.Reduce:
     """The exclusive scan: the accumulator before each element."""
     return P.Reduce("scanSeq", _fun(f), init)
+
+
+def filterSeq(p) -> P.FilterSeq:
+    """Sequential compaction: ``filterSeq(p)(xs, slots)`` keeps the elements of ``xs`` where
+    ``p`` holds, as many as ``slots`` has elements."""
+    return P.FilterSeq(_fun(p))
 
 
 def reduce_(f, init: Expr) -> P.Reduce:

@@ -1,7 +1,7 @@
 """The Lift patterns.
 
 Algorithmic: ``Map`` (map, mapSeq, mapGlb(d), mapWrg(d), mapLcl(d)), ``Reduce`` (reduce,
-reduceSeq), ``Iterate``, ``Id`` (the identity user function), ``MapVec``.
+reduceSeq, scanSeq), ``FilterSeq`` (filterSeq: sequential compaction), ``Iterate``, ``Id`` (the identity user function), ``MapVec``.
 Data layout (views, no memory): ``Split``, ``Join``, ``Gather``, ``Scatter``, ``Zip``, ``Get``,
 ``Slide``, ``Pad``, ``Transpose``, ``AsVector``, ``AsScalar``, ``Slice`` and the patterns for
 segmented data: ``GatherIdx`` (data-dependent gather ``out[k] = v[idx[k]]``),
@@ -111,6 +111,22 @@ class Reduce(Pattern):
     @property
     def name(self):  # type: ignore[override]
         return self.kind
+
+
+@dataclass(frozen=True)
+class FilterSeq(Pattern):
+    """``filterSeq(p)(xs, slots)``: the elements of ``xs`` for which the predicate ``p`` (a
+    function to ``bool``) holds, in order, sequentially.  The number kept is data: it is given
+    by the second argument, an array whose only use is its length ``k`` (the positions the
+    kept elements fill, e.g. a row of ``splitOffsets(offs, generate(K))`` with ``offs`` the
+    exclusive scan of counts made before): ``[t]_m, [u]_k -> [t]_k``.  Each element is stored at
+    the next position while that is below ``k`` -- unconditionally, without a branch on the
+    predicate -- and the position advances past a kept one only; the run writes no more than
+    ``k`` elements whatever the predicate gives (where fewer than ``k`` are kept, the last
+    positions keep what the stores left there)."""
+    f: FunDecl
+    name = "filterSeq"
+    arity = 2
 
 
 @dataclass(frozen=True)

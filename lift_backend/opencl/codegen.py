@@ -32,7 +32,7 @@ from ..views.views import BoundsCheck, FailAccess, ValueIndex, WideIndex
 from . import cast as C
 from .names import unique, user_names
 
-SEQ_KINDS = ("map", "mapSeq", "reduce", "reduceSeq", "scanSeq")
+SEQ_KINDS = ("map", "mapSeq", "reduce", "reduceSeq", "scanSeq", "filterSeq")
 THREAD_FUNS = {"mapLcl": ("get_local_id", "get_local_size"),
                "mapWrg": ("get_group_id", "get_num_groups"),
                "mapGlb": ("get_global_id", "get_global_size")}
@@ -651,6 +651,8 @@ class CodeGen:
             return self.emit_reduce(f, c, argvs[0], env, dest)
         if isinstance(f, P.Iterate):
             return self.emit_iterate(f, c, argvs[0], env, dest)
+        if isinstance(f, P.FilterSeq):
+            return self.emit_filter(f, c, argvs, env, dest)
         raise self.error(f"cannot generate code for {f!r}")  # pragma: no cover
 
     # ------------------------------------------------------------------ loops
@@ -762,6 +764,35 @@ class CodeGen:
             self.write(access(mv, 0), acc.name)
             return mv
         return ValueView(rt, mem=acc)
+
+    def emit_filter(self, f: P.FilterSeq, c: FunCall, argvs: List[View], env, dest: Optional[View]) -> View:
+        """``filterSeq(p)(xs, slots)``: a position counter from 0; each element is stored at it
+        while it is below the number of slots ``k`` (no branch on the predicate), and it advances
+        by the predicate's flag (0 or 1)."""
+        flag: Memory = self.alloc.acc_of[id(f)]
+        var = self.typed.loop_vars[id(f)]
+        n = A.add(var.hi, 1)
+        shape = self.shapes[id(f)]
+        rt = self.typed.app_types[id(f)]
+        out = dest if dest is not None else self.alloc_view(c, rt)
+        k = rt.length
+        pos = self.vars.fresh("pos", 0, A.sub(k, 1))
+        pname = self.bind_name(pos, "pos")
+        lim = self.bind_name(self.vars.fresh("lim", 0, 0), "lim")
+        self.block.add(C.Decl("int", pname, "0"))
+        self.block.add(C.Decl("const int", lim, self.c(k)))
+        flagv = ValueView(ScalarType("bool"), mem=flag)
+
+        def step():
+            elem = access(argvs[0], var)
+            self.apply(f.f, c, [elem], env, flagv)
+            blk = C.Block()
+            with self.inside(blk, True):
+                self.write(access(out, pos), self.read(elem))
+            self.block.add(C.If(f"{pname} < {lim}", blk))
+            self.block.add(C.Assign(pname, f"{pname} + ({flag.name} ? 1 : 0)"))
+        self.loop("filterSeq", 0, var, n, shape, step)
+        return out
 
     def _owns(self, c: FunCall, f: FunDecl) -> bool:
         g = c.f

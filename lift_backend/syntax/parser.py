@@ -40,7 +40,7 @@ KEYWORDS = {"userfun", "program", "o"}
 # names the generated OpenCL C cannot use for parameters and user functions
 VALUE_PATTERNS = {"zip", "gatherIdx", "splitOffsets", "arrayAccess", "arrayAccessIf", "failIf"}
 FUNCTION_PATTERNS = {
-    "map", "mapSeq", "mapGlb", "mapWrg", "mapLcl", "reduce", "reduceSeq", "scanSeq", "iterate", "split",
+    "map", "mapSeq", "mapGlb", "mapWrg", "mapLcl", "reduce", "reduceSeq", "scanSeq", "filterSeq", "iterate", "split",
     "join", "gather", "scatter", "zip", "get", "slide", "pad", "transpose", "id", "toGlobal",
     "toLocal", "toPrivate", "asVector", "asScalar", "mapVec", "slice", "gatherIdx",
     "splitOffsets", "partition", "generate", "arrayAccess", "arrayAccessIf", "failIf",
@@ -603,6 +603,9 @@ class Parser:
             init = self.as_expr(self.parse_expr(scope), f"the initial value of {n}", itok)
             self.expect(")")
             return P.Reduce(n, f, init)
+        if n == "filterSeq":
+            (f,) = self.static_args(lambda: self.fun_arg(scope, "the predicate of filterSeq"), 1)
+            return P.FilterSeq(f)
         if n == "iterate":
             (k,) = self.static_args(ar, 1)
             (f,) = self.static_args(lambda: self.fun_arg(scope, "the argument of iterate"), 1)
