@@ -57,12 +57,62 @@ def lift_filter_count(kname: str, soac: ir.Soac, tenv: dict, ctx, sites: Optiona
     return lift_map(kname, red, tenv, ctx, sites, strategy)
 
 
+def _kept_values(f: ir.Thunk) -> Optional[tuple]:
+    """The inputs a FILTER's thunk ``f`` keeps, in the order of its result's components: each a
+    vector read at the element's index (its name) or the index itself (:data:`lift_map.INDEX`);
+    None for any other thunk (a computed value: the write phase stays the template's)."""
+    from .lift_map import INDEX
+    i = f.params[0].name
+    comps = f.body.elems if isinstance(f.body, ir.Tuple) else (f.body,)
+    out = []
+    for e in comps:
+        if isinstance(e, ir.Var) and e.name == i:
+            out.append(INDEX)
+        elif isinstance(e, ir.Index) and isinstance(e.vec, ir.Var) and isinstance(e.idx, ir.Var) \
+                and e.idx.name == i:
+            out.append(e.vec.name)
+        else:
+            return None
+    if len(set(out)) != len(out):
+        return None
+    return tuple(out)
+
+
+def lift_filter_write(kname: str, soac: ir.Soac, tenv: dict, ctx, sites: Optional[Sites] = None,
+                      strategy: str = "cpu"):
+    """The write phase of the FILTER ``soac`` as a compiled Lift program, or None: chunk ``c``
+    compacts its elements with ``filterSeq`` to its row of the output,
+
+        join o mapGlb(0)(\r -> toGlobal(filterSeq(\t -> uf(t...)))(r._0, r._1))
+          $ zip(partition(P, \c -> (c + 1) * N / P - c * N / P) $ zip(v0, ...),
+                splitOffsets(offs, generate(K)))
+
+    ``offs`` the ``P + 1`` chunk offsets (the exclusive scan of the counts, the total ``K``
+    last), ``uf`` the predicate of the thunk's values.  Where the thunk's result is the inputs it
+    reads at the element's index (or the index), in order, and the predicate qualifies as the
+    count phase's."""
+    if not isinstance(soac, ir.Filter):
+        return None
+    red = count_reduce(soac)
+    values = _kept_values(soac.f)
+    if red is None or values is None:
+        return None
+    f, pred = soac.f, soac.pred
+    thunk = ir.Thunk(f.params, ir.Let((pred.params[0].var,), f.body, pred.body))
+    from .lift_map import lift_map
+    return lift_map(kname, ir.Map(thunk, soac.size), tenv, ctx, sites, strategy, filter_write=values)
+
+
 def lift_filter_phases(kname: str, soac: ir.Soac, tenv: dict, ctx, sites: Optional[Sites] = None,
                        strategy: str = "cpu") -> list:
     """The phases of a FILTER/PARTITION that are Lift programs: ``(info key, LiftMap)`` pairs
-    (``lift_count``: the count phase)."""
+    (``lift_count``: the count phase; ``lift_write``: the write phase, only with a Lift count
+    phase)."""
     out = []
     lc = lift_filter_count(kname, soac, tenv, ctx, sites, strategy)
     if lc is not None:
         out.append(("lift_count", lc))
+        lw = lift_filter_write(kname, soac, tenv, ctx, sites, strategy)
+        if lw is not None:
+            out.append(("lift_write", lw))
     return out

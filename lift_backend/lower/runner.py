@@ -490,7 +490,7 @@ class OpenCLRunner:
             and all(int(ctx[a[1]]) <= _INT_MAX for a in lm.args if a[0] == "len")
 
     def _launch_lift(self, kern: Any, lm: Any, host: list, n: int, outs: list, chunks: int = 0,
-                     carry: Any = None, sd: Optional[DSd] = None) -> None:
+                     carry: Any = None, sd: Optional[DSd] = None, extra: Optional[dict] = None) -> None:
         """Launch a SOAC's Lift kernel (``host``: the SOAC's context arguments; ``chunks``: a
         REDUCE's number of chunks, one work-item each)."""
         args: list = []
@@ -509,6 +509,8 @@ class OpenCLRunner:
                 args.append(np.int32(sd.count + 1))
             elif a[0] == "len":
                 args.append(np.int32(host[a[1]]))
+            elif extra is not None and a[0] in extra:
+                args.append(extra[a[0]])      # a FILTER's write phase: chunk offsets, kept total
             elif a[0] == "err":
                 args.append(host[-2])
             elif a[0] == "errbase":
@@ -924,7 +926,7 @@ class OpenCLRunner:
                     kept_n = int(h[0])
             outs = [self.new_vec(kept_n, dt) for dt in tau]
             rej = [self.new_vec(n - kept_n, dt) for dt in tau] if part else []
-            if P:
+            if P and not (P <= self.host_scan and self._launch_write(ls, K, ctx, n, P, h, kept_n, outs)):
                 self.launch(K("write"), P, ctx + [L(n), L(P), L(kept_n), counts] + [o.buf for o in outs] +
                             [r.buf for r in rej] + ([pre] if seg else []))
             if not seg:
@@ -1016,7 +1018,8 @@ class OpenCLRunner:
             kept_n = self._chunk_offsets(h, counts) if P else 0
             outs = [self.new_vec(kept_n, dt) for dt in tau]
             rej = [self.new_vec(n - kept_n, dt) for dt in tau] if part else []
-            if P:
+            if P and not self._launch_write(ls, lambda suffix, b=base: ks[f"{b}_{suffix}"], ctx, n, P, h,
+                                            kept_n, outs):
                 self.launch(ks[f"{base}_write"], P, ctx + [L(n), L(P), L(kept_n), counts] +
                             [o.buf for o in outs] + [r.buf for r in rej])
             out.append(outs + rej)
@@ -1031,6 +1034,27 @@ class OpenCLRunner:
             self._launch_lift(K("lift"), lc, ctx, n, [counts], chunks=P)
         else:
             self.launch(K("count"), P, ctx + [np.int64(n), np.int64(P), counts])
+
+    def _launch_write(self, ls: LoweredSoac, K: Any, ctx: list, n: int, P: int, h: np.ndarray,
+                      kept_n: int, outs: list) -> bool:
+        """A FILTER's write phase as its Lift program (lift_filter.py: filterSeq over the
+        chunks, the rows of the output cut by the chunk offsets, uploaded here as ``P + 1`` ints
+        from the counts ``h`` read back) where there is one and the sizes fit; False where the
+        template ``write`` phase must run.  Nothing kept: nothing to write (a Lift size is at
+        least 1), no launch."""
+        lw = ls.info.get("lift_write")
+        if lw is None or not self._lift_fits(lw, ctx, n) or kept_n > _INT_MAX:
+            return False
+        if kept_n == 0:
+            return True
+        offs = np.zeros(P + 1, np.int32)
+        np.cumsum(h, out=offs[1:])
+        buf = self._alloc(4 * (P + 1))
+        self.cl.enqueue_copy(self.queue, buf, offs, is_blocking=False)
+        self._keep.append(offs)            # alive until the copy is done
+        self._launch_lift(K("liftwrite"), lw, ctx, n, [o.buf for o in outs], chunks=P,
+                          extra={"choffs": buf, "kept": np.int32(kept_n)})
+        return True
 
     def _chunk_offsets(self, h: np.ndarray, counts: Any) -> int:
         """A filter's chunk counts ``h``, read back: their exclusive scan is uploaded into
