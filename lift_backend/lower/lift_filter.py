@@ -24,7 +24,17 @@ from typing import Optional
 from lambda_cu import ir
 from lambda_cu.types import INT64
 
+from lambda_cu.fusion.exprs import bound_names, subst
+
 from .cgen import Sites
+
+
+def _is_read(e: ir.Exp, i: str) -> bool:
+    """Whether ``e`` is the index ``i`` or a vector read at it (``v[i]``)."""
+    if isinstance(e, ir.Var):
+        return e.name == i
+    return isinstance(e, ir.Index) and isinstance(e.vec, ir.Var) and isinstance(e.idx, ir.Var) \
+        and e.idx.name == i
 
 
 def count_reduce(soac: ir.Soac) -> Optional[ir.Reduce]:
@@ -37,8 +47,15 @@ def count_reduce(soac: ir.Soac) -> Optional[ir.Reduce]:
     x = pred.params[0].name
     if x == i or i in ir.free_vars(pred.body) or x in ir.free_vars(f.body):
         return None
-    body = ir.Let((pred.params[0].var,), f.body,
-                  ir.If(pred.body, ir.Const(1, INT64), ir.Const(0, INT64)))
+    pbody = pred.body
+    if _is_read(f.body, i) and i not in bound_names(pbody):
+        # p(f(i)) with f's value substituted: a subscript of p at the thunk's index is then a
+        # read at the element's index (a zipped input: no check, as the template's fast version
+        # where the vector has the filter's length), not a checked access at a computed index
+        body = ir.If(subst(pbody, {x: f.body}), ir.Const(1, INT64), ir.Const(0, INT64))
+    else:
+        body = ir.Let((pred.params[0].var,), f.body,
+                      ir.If(pbody, ir.Const(1, INT64), ir.Const(0, INT64)))
     a, b = ir.Param(ir.Var("nz_a"), INT64), ir.Param(ir.Var("nz_b"), INT64)
     op = ir.Thunk((a, b), ir.PrimOp("add", (a.var, b.var)))
     return ir.Reduce(ir.Thunk(f.params, body), (ir.Const(0, INT64),), op, soac.size)
