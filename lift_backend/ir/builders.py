@@ -148,10 +148,10 @@ def scanSeq(f, init: Expr) -> P.Reduce:
     return P.Reduce("scanSeq", _fun(f), init)
 
 
-def filterSeq(p) -> P.FilterSeq:
-    """Sequential compaction: ``filterSeq(p)(xs, slots)`` keeps the elements of ``xs`` where
-    ``p`` holds, as many as ``slots`` has elements."""
-    return P.FilterSeq(_fun(p))
+def filterSeq(p, v=None) -> P.FilterSeq:
+    """Sequential compaction: ``filterSeq(p, v)(xs, slots)`` keeps ``v(x)`` of the elements ``x``
+    of ``xs`` where ``p`` holds, as many as ``slots`` has elements (``v``: ``id`` by default)."""
+    return P.FilterSeq(_fun(p), P.Id() if v is None else _fun(v))
 
 
 def reduce_(f, init: Expr) -> P.Reduce:

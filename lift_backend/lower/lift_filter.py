@@ -96,7 +96,7 @@ def _kept_values(f: ir.Thunk) -> Optional[tuple]:
 
 
 def lift_filter_write(kname: str, soac: ir.Soac, tenv: dict, ctx, sites: Optional[Sites] = None,
-                      strategy: str = "cpu"):
+                      strategy: str = "cpu", rejected: bool = False):
     """The write phase of the FILTER ``soac`` as a compiled Lift program, or None: chunk ``c``
     compacts its elements with ``filterSeq`` to its row of the output,
 
@@ -107,29 +107,44 @@ def lift_filter_write(kname: str, soac: ir.Soac, tenv: dict, ctx, sites: Optiona
     ``offs`` the ``P + 1`` chunk offsets (the exclusive scan of the counts, the total ``K``
     last), ``uf`` the predicate of the thunk's values.  Where the thunk's result is the inputs it
     reads at the element's index (or the index), in order, and the predicate qualifies as the
-    count phase's."""
-    if not isinstance(soac, ir.Filter):
+    count phase's.  A PARTITION has two such programs: its kept elements, and (``rejected``) its
+    rejected ones, ``filterSeq`` with the predicate negated, the rows cut by the rejected
+    elements' chunk offsets ``c * N / P - offs[c]``: each reads the input (the template's write
+    phase reads it once for both)."""
+    if not isinstance(soac, (ir.Filter, ir.Partition)):
         return None
     red = count_reduce(soac)
     values = _kept_values(soac.f)
     if red is None or values is None:
         return None
     f, pred = soac.f, soac.pred
-    thunk = ir.Thunk(f.params, ir.Let((pred.params[0].var,), f.body, pred.body))
+    pbody = pred.body
+    if _is_read(f.body, f.params[0].name) and f.params[0].name not in bound_names(pbody):
+        # as in the count phase: p's subscript at the thunk's index a zipped input (the value
+        # kept, f's, stays the first input: the let reads it first)
+        pbody = subst(pbody, {pred.params[0].name: f.body})
+    if rejected:
+        pbody = ir.PrimOp("not", (pbody,))
+    thunk = ir.Thunk(f.params, ir.Let((pred.params[0].var,), f.body, pbody))
     from .lift_map import lift_map
-    return lift_map(kname, ir.Map(thunk, soac.size), tenv, ctx, sites, strategy, filter_write=values)
+    return lift_map(kname, ir.Map(thunk, soac.size), tenv, ctx, sites, strategy, filter_write=values,
+                    rejected=rejected)
 
 
 def lift_filter_phases(kname: str, soac: ir.Soac, tenv: dict, ctx, sites: Optional[Sites] = None,
                        strategy: str = "cpu") -> list:
     """The phases of a FILTER/PARTITION that are Lift programs: ``(info key, LiftMap)`` pairs
     (``lift_count``: the count phase; ``lift_write``: the write phase, only with a Lift count
-    phase)."""
+    phase; ``lift_reject``: a PARTITION's rejected elements, which its ``lift_write`` needs)."""
     out = []
     lc = lift_filter_count(kname, soac, tenv, ctx, sites, strategy)
     if lc is not None:
         out.append(("lift_count", lc))
         lw = lift_filter_write(kname, soac, tenv, ctx, sites, strategy)
-        if lw is not None:
+        lr = lift_filter_write(kname, soac, tenv, ctx, sites, strategy, rejected=True) \
+            if isinstance(soac, ir.Partition) and lw is not None else None
+        if lw is not None and (lr is not None or isinstance(soac, ir.Filter)):
             out.append(("lift_write", lw))
+        if lr is not None:
+            out.append(("lift_reject", lr))
     return out

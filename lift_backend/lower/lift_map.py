@@ -343,7 +343,7 @@ def _reduce_functions(kname: str, soac: ir.Reduce, main, scal: list, scal_env: d
 
 def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] = None,
              strategy: str = "cpu", scan_phase: bool = False,
-             filter_write: Optional[tuple] = None) -> Optional[LiftMap]:
+             filter_write: Optional[tuple] = None, rejected: bool = False) -> Optional[LiftMap]:
     """The MAP ``soac`` of kernel ``kname`` as a compiled Lift program, or None where it is not
     one (see the module's docstring).  ``sites``: the SOAC's failing sites, numbered by its
     hand-written phases; a subscript at a computed index reports its site's number from the
@@ -360,7 +360,8 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
     ``f`` and predicate ``p``, and ``filter_write`` the inputs that ``f`` reads at ``i``, in the
     order of its result's components (:data:`INDEX` for ``i``): the program is the FILTER's write
     phase, ``filterSeq`` over the balanced chunks (see lift_filter.py), or None where the zipped
-    inputs are not exactly ``f``'s result."""
+    inputs are not exactly ``f``'s result (``rejected``: a PARTITION's rejected elements, the
+    MAP's predicate negated, ``{kname}_liftreject``)."""
     from .. import compile_program
     from ..errors import LiftError
     from ..ir.builders import (filterSeq, id_, join, lam, mapGlb, mapSeq, partition, program, reduceSeq,
@@ -376,7 +377,7 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
     if len(f.params) != 1:
         return None
     # the user functions' names: a SCAN's two Lift programs build into one OpenCL program
-    ukname = f"{kname}_s" if scan_phase else f"{kname}_w" if filter_write else kname
+    ukname = f"{kname}_s" if scan_phase else f"{kname}_{'r' if rejected else 'w'}" if filter_write else kname
     reads: dict = {}
     ats: Optional[list] = [] if sites is not None else None
     segtypes: Optional[dict] = {} if sites is not None else None
@@ -528,9 +529,13 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
     if filter_write is not None:
         # the predicate (one bool, no failing site), over exactly the values the FILTER keeps
         # (stored as they are read: a λcu int index is Lift's int, a vector's element its buffer's)
-        if main[3] or list(main[2]) != [BoolT()] or [name for name, _, _ in ins] != list(filter_write):
+        # (the zipped inputs: those values first, then any the predicate alone reads at the index)
+        kept = len(filter_write)
+        if main[3] or list(main[2]) != [BoolT()] or [name for name, _, _ in ins[:kept]] != list(filter_write):
             return None
-        if any((name == INDEX and t != IntT(32)) or (name != INDEX and buf != t) for name, buf, t in ins):
+        if kept != len(ins) and kept != 1:
+            return None
+        if any((name == INDEX and t != IntT(32)) or (name != INDEX and buf != t) for name, buf, t in ins[:kept]):
             return None
     reduce_parts = None
     if isinstance(soac, (ir.Reduce, ir.Scan, ir.SegReduce, ir.SegScan)):
@@ -652,7 +657,20 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
             offs = ps[len(vec_names) + len(sc_params)]
             rows = partition(PV, lambda c: A.sub(A.div(A.mul(A.add(c, 1), N), PV), A.div(A.mul(c, N), PV)))
             slots = splitOffsets(offs, FunCall(Generate(size_var("K")), ()))
-            chunk = lam(lambda r: FunCall(toGlobal(filterSeq(fn)), (FunCall(Get(0), (r,)), FunCall(Get(1), (r,)))),
+            # the values kept: the elements, or the first component of the zip (the others are read
+            # by the predicate alone), copied by this kernel's own user function (Lift's id
+            # functions would have one name in every kernel of the program)
+            nk = len(filter_write)
+            kts = [ScalarType("int" if name == INDEX else _lift_scalar(buf)) for name, buf, _ in ins[:nk]]
+            kret = kts[0] if nk == 1 else TupleType(tuple(kts))
+            kvalue = "x0" if nk == 1 else f"({c_type_name(kret)}){{{', '.join(f'x{j}' for j in range(nk))}}}"
+            kuf = userfun(f"uf_{ukname}_keep", [(f"x{j}", t) for j, t in enumerate(kts)], kret,
+                          f"\n  return {kvalue};\n")
+            if len(vs) == 1:
+                keep = kuf
+            else:
+                keep = lam(lambda t: FunCall(kuf, tuple(FunCall(Get(j), (t,)) for j in range(nk))), ["t"])
+            chunk = lam(lambda r: FunCall(toGlobal(filterSeq(fn, keep)), (FunCall(Get(0), (r,)), FunCall(Get(1), (r,)))),
                         ["r"])
             return join()(mapGlb(chunk)(zip_(rows(data), slots)))
         if reduce_parts is None:
@@ -700,7 +718,8 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
         carry_params = [("carry", ArrayType(ScalarType(_lift_scalar(main[2][0])), PV))]
     if filter_write is not None:
         carry_params = [("offs", ArrayType(ScalarType("int"), A.add(PV, 1)))]
-    suffix = "liftscan" if scan_phase else "liftwrite" if filter_write is not None else "lift"
+    suffix = "liftscan" if scan_phase else ("liftreject" if rejected else "liftwrite") if filter_write is not None \
+        else "lift"
     prog = program(f"{kname}_{suffix}", vec_params + sc_params + carry_params, body_of)
     if uses[0] > MAX_ACCESSES:
         return None

@@ -926,7 +926,7 @@ class OpenCLRunner:
                     kept_n = int(h[0])
             outs = [self.new_vec(kept_n, dt) for dt in tau]
             rej = [self.new_vec(n - kept_n, dt) for dt in tau] if part else []
-            if P and not (P <= self.host_scan and self._launch_write(ls, K, ctx, n, P, h, kept_n, outs)):
+            if P and not (P <= self.host_scan and self._launch_write(ls, K, ctx, n, P, h, kept_n, outs, rej)):
                 self.launch(K("write"), P, ctx + [L(n), L(P), L(kept_n), counts] + [o.buf for o in outs] +
                             [r.buf for r in rej] + ([pre] if seg else []))
             if not seg:
@@ -1019,7 +1019,7 @@ class OpenCLRunner:
             outs = [self.new_vec(kept_n, dt) for dt in tau]
             rej = [self.new_vec(n - kept_n, dt) for dt in tau] if part else []
             if P and not self._launch_write(ls, lambda suffix, b=base: ks[f"{b}_{suffix}"], ctx, n, P, h,
-                                            kept_n, outs):
+                                            kept_n, outs, rej):
                 self.launch(ks[f"{base}_write"], P, ctx + [L(n), L(P), L(kept_n), counts] +
                             [o.buf for o in outs] + [r.buf for r in rej])
             out.append(outs + rej)
@@ -1036,24 +1036,34 @@ class OpenCLRunner:
             self.launch(K("count"), P, ctx + [np.int64(n), np.int64(P), counts])
 
     def _launch_write(self, ls: LoweredSoac, K: Any, ctx: list, n: int, P: int, h: np.ndarray,
-                      kept_n: int, outs: list) -> bool:
+                      kept_n: int, outs: list, rej: list) -> bool:
         """A FILTER's write phase as its Lift program (lift_filter.py: filterSeq over the
         chunks, the rows of the output cut by the chunk offsets, uploaded here as ``P + 1`` ints
         from the counts ``h`` read back) where there is one and the sizes fit; False where the
         template ``write`` phase must run.  Nothing kept: nothing to write (a Lift size is at
-        least 1), no launch."""
+        least 1), no launch.  A PARTITION's rejected elements (``rej``) are a second program's,
+        their chunk offsets ``c * n / P - offs[c]``."""
         lw = ls.info.get("lift_write")
-        if lw is None or not self._lift_fits(lw, ctx, n) or kept_n > _INT_MAX:
+        if lw is None or not self._lift_fits(lw, ctx, n):
             return False
-        if kept_n == 0:
-            return True
-        offs = np.zeros(P + 1, np.int32)
+        offs = np.zeros(P + 1, np.int64)
         np.cumsum(h, out=offs[1:])
-        buf = self._alloc(4 * (P + 1))
-        self.cl.enqueue_copy(self.queue, buf, offs, is_blocking=False)
-        self._keep.append(offs)            # alive until the copy is done
-        self._launch_lift(K("liftwrite"), lw, ctx, n, [o.buf for o in outs], chunks=P,
-                          extra={"choffs": buf, "kept": np.int32(kept_n)})
+        plans = [("liftwrite", lw, offs, kept_n, outs)]
+        if rej:
+            lr = ls.info.get("lift_reject")
+            if lr is None:
+                return False
+            lo = np.arange(P + 1, dtype=np.int64) * n // P
+            plans.append(("liftreject", lr, lo - offs, n - kept_n, rej))
+        for suffix, lp, o, total, vs in plans:
+            if total == 0:
+                continue
+            o32 = o.astype(np.int32)
+            buf = self._alloc(4 * (P + 1))
+            self.cl.enqueue_copy(self.queue, buf, o32, is_blocking=False)
+            self._keep.append(o32)            # alive until the copy is done
+            self._launch_lift(K(suffix), lp, ctx, n, [v.buf for v in vs], chunks=P,
+                              extra={"choffs": buf, "kept": np.int32(total)})
         return True
 
     def _chunk_offsets(self, h: np.ndarray, counts: Any) -> int:

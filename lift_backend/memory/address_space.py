@@ -136,7 +136,9 @@ class _ASInfer:
                 self.fun(f.f, [arg_spaces[0]], PRIVATE, env, call)
             finally:
                 self.on_result = on_result
-            return write_to if write_to is not None else GLOBAL
+            target = write_to if write_to is not None else GLOBAL
+            self.fun(f.value, [arg_spaces[0]], target, env, call)
+            return target
         if isinstance(f, P.Iterate):
             # the two buffers are swapped: the body writes where its input lives
             target = write_to if write_to is not None else (arg_spaces[0] if arg_spaces[0] != PRIVATE else None)

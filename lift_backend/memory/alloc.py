@@ -302,6 +302,7 @@ class _Allocator:
             self.memories.append(flag)
             self.acc_of[id(f)] = flag
             self.apply(f.f, c, depth, True)
+            self.apply(f.value, c, depth, True)   # each value written where it is kept
             if not has_dest:
                 self.allocate(c, depth, self.typed.app_types[id(f)], self.spaces[id(c)], f.name)
             return

@@ -604,8 +604,12 @@ class Parser:
             self.expect(")")
             return P.Reduce(n, f, init)
         if n == "filterSeq":
-            (f,) = self.static_args(lambda: self.fun_arg(scope, "the predicate of filterSeq"), 1)
-            return P.FilterSeq(f)
+            self.expect("(")
+            f = self.fun_arg(scope, "the predicate of filterSeq")
+            self.expect(",")
+            v = self.fun_arg(scope, "the value function of filterSeq")
+            self.expect(")")
+            return P.FilterSeq(f, v)
         if n == "iterate":
             (k,) = self.static_args(ar, 1)
             (f,) = self.static_args(lambda: self.fun_arg(scope, "the argument of iterate"), 1)

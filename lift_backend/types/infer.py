@@ -317,8 +317,9 @@ class _Inferer:
         return ArrayType(it, 1)
 
     def filter_seq(self, f: P.FilterSeq, argts: List[Type], call: FunCall, env) -> Type:
-        """``filterSeq(p)(xs, slots)``: ``[t]_m, [u]_k -> [t]_k`` (``k`` elements of ``xs`` kept,
-        in order: the predicate decides which, the length of ``slots`` how many)."""
+        """``filterSeq(p, v)(xs, slots)``: ``[s]_m, [u]_k -> [t]_k`` (the values ``v(x)`` of ``k``
+        elements of ``xs``, in order: the predicate decides which, the length of ``slots`` how
+        many)."""
         at = self.array(argts[0], "filterSeq", 1)
         st = self.array(argts[1], "filterSeq", 2)
         k = self.vars.fresh(LOOP_VAR_NAMES["filterSeq"], 0, A.sub(at.length, 1))
@@ -331,9 +332,14 @@ class _Inferer:
         rt = self.fun(f.f, [elem], call, env)
         if rt != ScalarType("bool"):
             raise self.error(f"filterSeq: the predicate must return a bool, got {rt}")
+        if f.value.arity != 1:
+            raise self.error("filterSeq: the value function must take 1 argument (the element)")
+        vt = self.fun(f.value, [elem], call, env)
+        if not is_value(vt):
+            raise self.error(f"filterSeq: the values kept must be scalars, vectors or tuples, got {vt}")
         if st.dependent:
             raise self.error(f"filterSeq: the slots must be a regular array, got the position-dependent {st}")
-        return ArrayType(elem, st.length)
+        return ArrayType(vt, st.length)
 
     def iterate(self, f: P.Iterate, t: Type, call: FunCall, env) -> Type:
         at = self.regular(self.array(t, "iterate"), "iterate")

@@ -1,6 +1,6 @@
-"""``filterSeq(p)(xs, slots)``: sequential compaction -- the elements of ``xs`` for which ``p``
-holds, in order, as many as ``slots`` has elements (``[t]_m, [u]_k -> [t]_k``: the number kept is
-data, given by the length of the second argument).  The OpenCL lowering's FILTER write phase:
+"""``filterSeq(p, v)(xs, slots)``: sequential compaction -- the values ``v(x)`` of the elements
+``x`` of ``xs`` for which ``p`` holds, in order, as many as ``slots`` has elements (``[s]_m, [u]_k
+-> [t]_k``: the number kept is data, given by the length of the second argument).  The OpenCL lowering's FILTER write phase:
 balanced chunks of the input, each compacted to its row of the output, the rows cut by the
 exclusive scan of the chunk counts (``splitOffsets(offs, generate(K))``)."""
 import numpy as np
@@ -17,21 +17,24 @@ userfun big(a: float, b: int): bool { return a > 0.5f && b != 3; }
 userfun never(x: int): bool { return false; }
 userfun always(x: int): bool { return true; }
 program flt(x: [int]N, offs: [int](P + 1)) =
-  join(mapGlb(0)(\r -> toGlobal(filterSeq(pos))(r._0, r._1))(zip(partition(P, \c -> (c + 1) * N / P - c * N / P)(x),
+  join(mapGlb(0)(\r -> toGlobal(filterSeq(pos, id))(r._0, r._1))(zip(partition(P, \c -> (c + 1) * N / P - c * N / P)(x),
     splitOffsets(offs, generate(K)))))
 program idx(offs: [int](P + 1)) =
-  join(mapGlb(0)(\r -> toGlobal(filterSeq(\i -> odd(i)))(r._0, r._1))(zip(partition(P, \c -> (c + 1) * N / P - c * N / P)(generate(N)),
+  join(mapGlb(0)(\r -> toGlobal(filterSeq(\i -> odd(i), id))(r._0, r._1))(zip(partition(P, \c -> (c + 1) * N / P - c * N / P)(generate(N)),
     splitOffsets(offs, generate(K)))))
 program tup(a: [float]N, b: [int]N, offs: [int](P + 1)) =
-  join(mapGlb(0)(\r -> toGlobal(filterSeq(\t -> big(t._0, t._1)))(r._0, r._1))(zip(partition(P, \c -> (c + 1) * N / P - c * N / P)(zip(a, b)),
+  join(mapGlb(0)(\r -> toGlobal(filterSeq(\t -> big(t._0, t._1), \t -> id(t._1)))(r._0, r._1))(zip(partition(P, \c -> (c + 1) * N / P - c * N / P)(zip(a, b)),
     splitOffsets(offs, generate(K)))))
 program none(x: [int]N, offs: [int](P + 1)) =
-  join(mapGlb(0)(\r -> toGlobal(filterSeq(never))(r._0, r._1))(zip(partition(P, \c -> (c + 1) * N / P - c * N / P)(x),
+  join(mapGlb(0)(\r -> toGlobal(filterSeq(never, id))(r._0, r._1))(zip(partition(P, \c -> (c + 1) * N / P - c * N / P)(x),
     splitOffsets(offs, generate(K)))))
 program every(x: [int]N, offs: [int](P + 1)) =
-  join(mapGlb(0)(\r -> toGlobal(filterSeq(always))(r._0, r._1))(zip(partition(P, \c -> (c + 1) * N / P - c * N / P)(x),
+  join(mapGlb(0)(\r -> toGlobal(filterSeq(always, id))(r._0, r._1))(zip(partition(P, \c -> (c + 1) * N / P - c * N / P)(x),
     splitOffsets(offs, generate(K)))))
-program one(x: [int]N) = toGlobal(filterSeq(pos))(x, generate(K))
+program both(a: [float]N, b: [int]N, offs: [int](P + 1)) =
+  join(mapGlb(0)(\r -> toGlobal(filterSeq(\t -> big(t._0, t._1), id))(r._0, r._1))(zip(partition(P, \c -> (c + 1) * N / P - c * N / P)(zip(a, b)),
+    splitOffsets(offs, generate(K)))))
+program one(x: [int]N) = toGlobal(filterSeq(pos, id))(x, generate(K))
 """
 
 
@@ -59,7 +62,7 @@ def run_chunks(runtime, prog, inputs, keep, p, global_size=None):
 
 def test_types_and_printing():
     f = lf()
-    for name in ("flt", "idx", "tup", "one"):
+    for name in ("flt", "idx", "tup", "both", "one"):
         text = file_text([f.program(name)])
         assert "filterSeq(" in text
         assert file_text([parse(text).program(name)]) == text
@@ -67,20 +70,20 @@ def test_types_and_printing():
     src = k.source
     # no branch on the predicate: the store is bounded by the row's length, the position
     # advances by the predicate's flag
-    assert "if (pos_1 < lim)" in src and "pos_1 = pos_1 + (keep1 ? 1 : 0);" in src, src
-    assert "const int lim = offs[gl_id + 1] - offs[gl_id];" in src, src
+    assert "long pos_1 = 0;" in src and "if (pos_1 < lim)" in src and "pos_1 = pos_1 + (keep1 ? 1 : 0);" in src, src
+    assert "const long lim = offs[gl_id + 1] - offs[gl_id];" in src, src
 
 
 def test_the_predicate_must_return_a_bool():
     with pytest.raises(LiftError, match="filterSeq: the predicate must return a bool, got int"):
         compile_program(parse("userfun f(a: int): int { return a; }\n"
-                              "program p(x: [int]N) = toGlobal(filterSeq(f))(x, generate(K))\n").program("p"))
+                              "program p(x: [int]N) = toGlobal(filterSeq(f, id))(x, generate(K))\n").program("p"))
 
 
 def test_the_slots_are_the_second_argument():
     with pytest.raises(LiftError, match="the program body must be a value, found a function"):
         compile_program(parse("userfun f(a: int): bool { return a > 0; }\n"
-                              "program p(x: [int]N) = toGlobal(filterSeq(f))(x)\n").program("p"))
+                              "program p(x: [int]N) = toGlobal(filterSeq(f, id))(x)\n").program("p"))
 
 
 @pytest.mark.opencl
@@ -139,9 +142,12 @@ def test_index_space_and_tuples(runtime, n, p):
     a = (np.arange(n) % 7 / 6).astype(np.float32)
     b = (np.arange(n) % 5).astype(np.int32)
     keep = (a > 0.5) & (b != 3)
-    out = run_chunks(runtime, "tup", {"a": a, "b": b}, keep, p)
+    out = run_chunks(runtime, "both", {"a": a, "b": b}, keep, p)
     np.testing.assert_array_equal(out["_0"], a[keep])
     np.testing.assert_array_equal(out["_1"], b[keep])
+    # one component kept, the other read by the predicate only
+    out = run_chunks(runtime, "tup", {"a": a, "b": b}, keep, p)
+    np.testing.assert_array_equal(out, b[keep])
 
 
 @pytest.mark.opencl
