@@ -100,12 +100,13 @@ def lift_filter_write(kname: str, soac: ir.Soac, tenv: dict, ctx, sites: Optiona
     """The write phase of the FILTER ``soac`` as a compiled Lift program, or None: chunk ``c``
     compacts its elements with ``filterSeq`` to its row of the output,
 
-        join o mapGlb(0)(\r -> toGlobal(filterSeq(\t -> uf(t...)))(r._0, r._1))
-          $ zip(partition(P, \c -> (c + 1) * N / P - c * N / P) $ zip(v0, ...),
+        join o mapGlb(0)(\\r -> toGlobal(filterSeq(\\t -> uf(t...), keep))(r._0, r._1))
+          $ zip(partition(P, \\c -> (c + 1) * N / P - c * N / P) $ zip(v0, ...),
                 splitOffsets(offs, generate(K)))
 
     ``offs`` the ``P + 1`` chunk offsets (the exclusive scan of the counts, the total ``K``
-    last), ``uf`` the predicate of the thunk's values.  Where the thunk's result is the inputs it
+    last), ``uf`` the predicate of the thunk's values, ``keep`` the values kept (the thunk's,
+    the first of the zipped inputs where the predicate reads more at the index).  Where the thunk's result is the inputs it
     reads at the element's index (or the index), in order, and the predicate qualifies as the
     count phase's.  A PARTITION has two such programs: its kept elements, and (``rejected``) its
     rejected ones, ``filterSeq`` with the predicate negated, the rows cut by the rejected
