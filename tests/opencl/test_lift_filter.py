@@ -137,6 +137,17 @@ def test_all_or_none_kept(runners, n, keep):
     check(filters(), runners, *_inputs(rng, n, keep), expect_error=False, names=NAMES)
 
 
+def test_many_chunks_scan_their_counts_on_the_device(runners):
+    """More chunks than the runner scans on the host: the Lift count phase, the device's scan of
+    the counts and the template write phase (the Lift write needs the offsets on the host)."""
+    many = OpenCLRunner(runners[0].device, strategy="cpu")
+    many.max_chunks, many.min_chunk = 1 << 12, 16
+    rng = np.random.default_rng(9)
+    n = 40000
+    assert many.chunks(n) > many.host_scan
+    check(filters(), [many], *_inputs(rng, n), expect_error=False, names=NAMES)
+
+
 def test_a_failing_predicate_reports_its_site(runners):
     """The flags shorter than the filter (the predicate's subscript out of bounds): the template
     phases run (the inputs do not fit the Lift kernels) and report the subscript's site, as the
