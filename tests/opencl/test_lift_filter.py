@@ -244,3 +244,32 @@ def test_nesl_filters_large():
     lcu = run(lambda o: driver.run_lcu(c, fused, o))
     ocl = run(lambda o: driver.run_lcu(c, fused, o, runner=driver.make_runner("opencl")))
     assert ocl == lcu
+
+
+def test_the_printed_reject_program_runs_standalone(tmp_path, capsys):
+    """``--emit lift`` prints quicksort's PARTITION's rejected-elements program as a ``.lift``
+    file that ``python -m lift_backend run`` runs (the chunk offsets and ``K`` given)."""
+    import re
+    from pathlib import Path
+    from lift_backend.cli import main
+    from nessie.cli import main as nessie_main
+    root = Path(__file__).resolve().parents[2]
+    assert nessie_main(["compile", str(root / "nesl_examples" / "quicksort.nesl"), "--emit", "lift"]) in (0, None)
+    text = capsys.readouterr().out
+    m = re.compile(r"    (\w+_liftreject): compiled by the Lift compiler from\n((?:      (?!where ).*\n)+)").search(text)
+    assert m, text
+    name, body = m.group(1), "\n".join(line[6:] for line in m.group(2).splitlines()) + "\n"
+    assert "filterSeq(" in body and "splitOffsets(offs, generate(K))" in body
+    f = tmp_path / "rej.lift"
+    f.write_text(body)
+    v = np.array([1, 0, 0, 1, 1, 0, 1, 0, 0, 0], bool)
+    np.save(tmp_path / "v0.npy", v)
+    P, n = 3, len(v)
+    b = [c * n // P for c in range(P + 1)]
+    rej = [int((~v[s:e]).sum()) for s, e in zip(b, b[1:])]
+    np.save(tmp_path / "offs.npy", np.concatenate([[0], np.cumsum(rej)]).astype(np.int32))
+    rc = main(["run", str(f), "--program", name, "--arg", f"v0={tmp_path / 'v0.npy'}",
+               "--arg", f"offs={tmp_path / 'offs.npy'}", "--size", f"P={P},K={sum(rej)}", "--global", str(P),
+               "--out", str(tmp_path / "o.npy")])
+    assert rc == 0, capsys.readouterr().err
+    np.testing.assert_array_equal(np.load(tmp_path / "o.npy"), np.nonzero(~v)[0])
