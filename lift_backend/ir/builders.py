@@ -27,7 +27,7 @@ from .expr import (Expr, FunCall, FunDecl, Lambda, Literal, Param, Program, User
 
 __all__ = [
     "userfun", "lam", "program", "compose", "lit", "flit", "dlit", "ilit", "vlit",
-    "map_", "mapSeq", "mapGlb", "mapWrg", "mapLcl", "reduceSeq", "reduce_", "scanSeq", "iterate", "split",
+    "map_", "mapSeq", "mapGlb", "mapWrg", "mapLcl", "reduceSeq", "reduce_", "scanSeq", "filterSeq", "iterate", "split",
     "join", "gather", "scatter", "zip_", "get", "slide", "pad", "transpose", "id_", "toGlobal",
     "toLocal", "toPrivate", "asVector", "asScalar", "mapVec", "slice_", "gatherIdx", "scatterIdx", "permuteIdx",
     "splitOffsets", "partition", "index_fun", "reverse", "reorderStride", "transposeIdx",
@@ -146,6 +146,12 @@ def reduceSeq(f, init: Expr) -> P.Reduce:
 def scanSeq(f, init: Expr) -> P.Reduce:
     """The exclusive scan: the accumulator before each element."""
     return P.Reduce("scanSeq", _fun(f), init)
+
+
+def filterSeq(p, v=None) -> P.FilterSeq:
+    """Sequential compaction: ``filterSeq(p, v)(xs, slots)`` keeps ``v(x)`` of the elements ``x``
+    of ``xs`` where ``p`` holds, as many as ``slots`` has elements (``v``: ``id`` by default)."""
+    return P.FilterSeq(_fun(p), P.Id() if v is None else _fun(v))
 
 
 def reduce_(f, init: Expr) -> P.Reduce:

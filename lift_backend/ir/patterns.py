@@ -1,7 +1,7 @@
 """The Lift patterns.
 
 Algorithmic: ``Map`` (map, mapSeq, mapGlb(d), mapWrg(d), mapLcl(d)), ``Reduce`` (reduce,
-reduceSeq), ``Iterate``, ``Id`` (the identity user function), ``MapVec``.
+reduceSeq, scanSeq), ``FilterSeq`` (filterSeq: sequential compaction), ``Iterate``, ``Id`` (the identity user function), ``MapVec``.
 Data layout (views, no memory): ``Split``, ``Join``, ``Gather``, ``Scatter``, ``Zip``, ``Get``,
 ``Slide``, ``Pad``, ``Transpose``, ``AsVector``, ``AsScalar``, ``Slice`` and the patterns for
 segmented data: ``GatherIdx`` (data-dependent gather ``out[k] = v[idx[k]]``),
@@ -113,6 +113,25 @@ class Reduce(Pattern):
     @property
     def name(self):  # type: ignore[override]
         return self.kind
+
+
+@dataclass(frozen=True)
+class FilterSeq(Pattern):
+    """``filterSeq(p, v)(xs, slots)``: the values ``v(x)`` of the elements ``x`` of ``xs`` for
+    which the predicate ``p`` (a function to ``bool``) holds, in order, sequentially (``v`` is
+    ``id`` to keep the elements themselves, ``\t -> id(t._0)`` to keep one component of a zip
+    whose other components only the predicate reads).  The number kept is data: it is given by
+    the second argument, an array whose only use is its length ``k`` (the positions the kept
+    values fill, e.g. a row of ``splitOffsets(offs, generate(K))`` with ``offs`` the exclusive
+    scan of counts made before): ``[s]_m, [u]_k -> [t]_k`` for ``p: s -> bool, v: s -> t``.
+    Each value is stored at the next position while that is below ``k`` -- without a branch on
+    the predicate -- and the position advances past a kept element only; the run writes no
+    more than ``k`` values whatever the predicate gives (where fewer than ``k`` are kept, the
+    last positions keep what the stores left there)."""
+    f: FunDecl          # the predicate
+    value: FunDecl      # the value kept of an element
+    name = "filterSeq"
+    arity = 2
 
 
 @dataclass(frozen=True)

@@ -348,7 +348,8 @@ def _reduce_functions(kname: str, soac: ir.Reduce, main, scal: list, scal_env: d
 
 def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] = None,
              strategy: str = "cpu", scan_phase: bool = False, carry_phase: bool = False,
-             permute: Optional[tuple] = None) -> Optional[LiftMap]:
+             permute: Optional[tuple] = None, filter_write: Optional[tuple] = None,
+             rejected: bool = False) -> Optional[LiftMap]:
     """The MAP ``soac`` of kernel ``kname`` as a compiled Lift program, or None where it is not
     one (see the module's docstring).  ``sites``: the SOAC's failing sites, numbered by its
     hand-written phases; a subscript at a computed index reports its site's number from the
@@ -363,10 +364,17 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
 
     ``permute``: ``(vector, code)`` where ``soac`` is a PERMUTE whose index thunk reads the int
     vector ``vector`` at its index (lift_permute.py): the map's results are written through
-    ``permuteIdx(ix, ...)`` (checked positions reporting ``code``, each written once)."""
+    ``permuteIdx(ix, ...)`` (checked positions reporting ``code``, each written once).
+
+    ``filter_write``: ``soac`` is the MAP ``{i => let x = f(i) in p(x)}`` of a FILTER's thunk
+    ``f`` and predicate ``p``, and ``filter_write`` the inputs that ``f`` reads at ``i``, in the
+    order of its result's components (:data:`INDEX` for ``i``): the program is the FILTER's write
+    phase, ``filterSeq`` over the balanced chunks (see lift_filter.py), or None where the zipped
+    inputs are not exactly ``f``'s result (``rejected``: a PARTITION's rejected elements, the
+    MAP's predicate negated, ``{kname}_liftreject``)."""
     from .. import compile_program
     from ..errors import LiftError
-    from ..ir.builders import (id_, join, lam, mapGlb, mapSeq, partition, program, reduceSeq,
+    from ..ir.builders import (filterSeq, id_, join, lam, mapGlb, mapSeq, partition, program, reduceSeq,
                                scanSeq, splitOffsets, toGlobal, toPrivate, userfun, zip_)
     from ..ir.expr import FunCall, Literal
     from ..ir.patterns import At, AtIf, FailIf, Generate, Get, ScatterIdx
@@ -379,7 +387,8 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
     if len(f.params) != 1:
         return None
     # the user functions' names: a SCAN's two Lift programs build into one OpenCL program
-    ukname = f"{kname}_s" if scan_phase else f"{kname}_c" if carry_phase else kname
+    ukname = (f"{kname}_s" if scan_phase else f"{kname}_c" if carry_phase
+              else f"{kname}_{'r' if rejected else 'w'}" if filter_write else kname)
     if carry_phase and not isinstance(soac, (ir.Reduce, ir.Scan)):
         return None
     reads: dict = {}
@@ -530,6 +539,17 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
     main = user_function(f"uf_{ukname}", body, (IntT, FloatT, BoolT, CharT), several=True)
     if main is None:
         return None
+    if filter_write is not None:
+        # the predicate (one bool, no failing site), over exactly the values the FILTER keeps
+        # (stored as they are read: a λcu int index is Lift's int, a vector's element its buffer's)
+        # (the zipped inputs: those values first, then any the predicate alone reads at the index)
+        kept = len(filter_write)
+        if main[3] or list(main[2]) != [BoolT()] or [name for name, _, _ in ins[:kept]] != list(filter_write):
+            return None
+        if kept != len(ins) and kept != 1:
+            return None
+        if any((name == INDEX and t != IntT(32)) or (name != INDEX and buf != t) for name, buf, t in ins[:kept]):
+            return None
     reduce_parts = None
     if isinstance(soac, (ir.Reduce, ir.Scan, ir.SegReduce, ir.SegScan)):
         # a segment folds (or scans) from init once: any init serves a segmented SOAC's rows
@@ -664,6 +684,28 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
                           ["r"])
                 return join()(mapGlb(row)(zip_(splitOffsets(offs, data), splitOffsets(offs, ix))))
             return FunCall(ScatterIdx(permute[1], once=True), (ix, mapGlb(toGlobal(fn))(data)))
+        if filter_write is not None:
+            # a FILTER's write phase: chunk c compacts its elements to its row of the output, the
+            # rows cut by the exclusive scan of the chunk counts (offs, the total last)
+            offs = ps[len(vec_names) + len(sc_params)]
+            rows = partition(PV, lambda c: A.sub(A.div(A.mul(A.add(c, 1), N), PV), A.div(A.mul(c, N), PV)))
+            slots = splitOffsets(offs, FunCall(Generate(size_var("K")), ()))
+            # the values kept: the elements, or the first component of the zip (the others are read
+            # by the predicate alone), copied by this kernel's own user function (Lift's id
+            # functions would have one name in every kernel of the program)
+            nk = len(filter_write)
+            kts = [ScalarType("int" if name == INDEX else _lift_scalar(buf)) for name, buf, _ in ins[:nk]]
+            kret = kts[0] if nk == 1 else TupleType(tuple(kts))
+            kvalue = "x0" if nk == 1 else f"({c_type_name(kret)}){{{', '.join(f'x{j}' for j in range(nk))}}}"
+            kuf = userfun(f"uf_{ukname}_keep", [(f"x{j}", t) for j, t in enumerate(kts)], kret,
+                          f"\n  return {kvalue};\n")
+            if len(vs) == 1:
+                keep = kuf
+            else:
+                keep = lam(lambda t: FunCall(kuf, tuple(FunCall(Get(j), (t,)) for j in range(nk))), ["t"])
+            chunk = lam(lambda r: FunCall(toGlobal(filterSeq(fn, keep)), (FunCall(Get(0), (r,)), FunCall(Get(1), (r,)))),
+                        ["r"])
+            return join()(mapGlb(chunk)(zip_(rows(data), slots)))
         if reduce_parts is None:
             return mapGlb(toGlobal(fn))(data)
         # a REDUCE's chunks: work-item c folds the balanced chunk c * N / P .. (c + 1) * N / P
@@ -713,15 +755,18 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
         if reduce_parts is None or not isinstance(soac, ir.Scan):
             return None
         carry_params = [("carry", ArrayType(ScalarType(_lift_scalar(main[2][0])), PV))]
-    prog = program(f"{kname}_{'liftscan' if scan_phase else 'lift'}", vec_params + sc_params + carry_params,
-                   body_of)
+    if filter_write is not None:
+        carry_params = [("offs", ArrayType(ScalarType("int"), A.add(PV, 1)))]
+    suffix = "liftscan" if scan_phase else ("liftreject" if rejected else "liftwrite") if filter_write is not None \
+        else "lift"
+    prog = program(f"{kname}_{suffix}", vec_params + sc_params + carry_params, body_of)
     if uses[0] > MAX_ACCESSES:
         return None
     try:
         if soac.SEGMENTED:
             # one work-item per segment in work-groups of CPU_LOCAL on a CPU (the mapGlb an if)
             launch = {"global_size": A.add(MV, CPU_LOCAL - 2)} if strategy == "cpu" else {}
-        elif reduce_parts is not None:
+        elif reduce_parts is not None or filter_write is not None:
             # one work-item per chunk on a CPU (the mapGlb an if); strided over them on a GPU
             launch = {"global_size": PV, "local_size": 1} if strategy == "cpu" else {}
         else:
@@ -740,7 +785,9 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
             args.append(("out", sum(a[0] == "out" for a in args)))
         elif kp.kind == "size":
             args.append(("size",) if kp.name == "N" else ("chunks",) if kp.name == "P"
-                        else ("segs1",) if kp.name == "M" else ("len", where[len_of[kp.name]][1]))
+                        else ("segs1",) if kp.name == "M"
+                        else ("kept",) if kp.name == "K" and filter_write is not None
+                        else ("len", where[len_of[kp.name]][1]))
         elif kp.kind == "errors":
             args.append(("err",))
         elif kp.kind == "errbase":
@@ -753,6 +800,8 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
             args.append(("host", where[permute[0]][0]))
         elif kp.kind == "marks" and permute is not None:
             args.append(("marks",))
+        elif kp.name == "offs" and filter_write is not None:
+            args.append(("choffs",))
         elif kp.name in byname:
             args.append(byname[kp.name])
         else:   # pragma: no cover - a lowering bug

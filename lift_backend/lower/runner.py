@@ -499,7 +499,7 @@ class OpenCLRunner:
 
     def _launch_lift(self, kern: Any, lm: Any, host: list, n: int, outs: list, chunks: int = 0,
                      carry: Any = None, sd: Optional[DSd] = None, parts: Any = None,
-                     single: bool = False, marks: Any = None) -> None:
+                     single: bool = False, marks: Any = None, extra: Optional[dict] = None) -> None:
         """Launch a SOAC's Lift kernel (``host``: the SOAC's context arguments; ``chunks``: a
         REDUCE's number of chunks, one work-item each)."""
         args: list = []
@@ -522,6 +522,8 @@ class OpenCLRunner:
                 args.append(np.int32(sd.count + 1))
             elif a[0] == "len":
                 args.append(np.int32(host[a[1]]))
+            elif extra is not None and a[0] in extra:
+                args.append(extra[a[0]])      # a FILTER's write phase: chunk offsets, kept total
             elif a[0] == "err":
                 args.append(host[-2])
             elif a[0] == "errbase":
@@ -936,7 +938,7 @@ class OpenCLRunner:
             kept_n = 0
             pre = self._alloc(8 * (n + 1)) if seg else None
             if P:
-                self.launch(K("count"), P, ctx + [L(n), L(P), counts])
+                self._launch_count(ls, K, ctx, n, P, counts)
                 if P <= self.host_scan:
                     # the host needs the count anyway: read the P chunk counts in that
                     # synchronisation and scan them here (no offsets launch)
@@ -953,7 +955,7 @@ class OpenCLRunner:
                     kept_n = int(h[0])
             outs = [self.new_vec(kept_n, dt) for dt in tau]
             rej = [self.new_vec(n - kept_n, dt) for dt in tau] if part else []
-            if P:
+            if P and not (P <= self.host_scan and self._launch_write(ls, K, ctx, n, P, h, kept_n, outs, rej)):
                 self.launch(K("write"), P, ctx + [L(n), L(P), L(kept_n), counts] + [o.buf for o in outs] +
                             [r.buf for r in rej] + ([pre] if seg else []))
             if not seg:
@@ -1044,7 +1046,7 @@ class OpenCLRunner:
             ctx = self._ctx_args(ls, kenv) + [self.err, self._errbase(ls)]
             counts = self._alloc(8 * max(P, 1))
             if P:
-                self.launch(ks[f"{base}_count"], P, ctx + [L(n), L(P), counts])
+                self._launch_count(ls, lambda suffix, b=base: ks[f"{b}_{suffix}"], ctx, n, P, counts)
             started.append((ls, n, P, base, ctx, counts, np.empty(P, np.int64)))
         self._read([(h, c) for (_, _, P, _, _, c, h) in started if P])
         out = []
@@ -1054,11 +1056,53 @@ class OpenCLRunner:
             kept_n = self._chunk_offsets(h, counts) if P else 0
             outs = [self.new_vec(kept_n, dt) for dt in tau]
             rej = [self.new_vec(n - kept_n, dt) for dt in tau] if part else []
-            if P:
+            if P and not self._launch_write(ls, lambda suffix, b=base: ks[f"{b}_{suffix}"], ctx, n, P, h,
+                                            kept_n, outs, rej):
                 self.launch(ks[f"{base}_write"], P, ctx + [L(n), L(P), L(kept_n), counts] +
                             [o.buf for o in outs] + [r.buf for r in rej])
             out.append(outs + rej)
         return out
+
+    def _launch_count(self, ls: LoweredSoac, K: Any, ctx: list, n: int, P: int, counts: Any) -> None:
+        """A FILTER's / PARTITION's count phase: the Lift program (lift_filter.py: the chunks
+        of a REDUCE counting the kept elements) where there is one and the inputs fit, else
+        the template ``count`` phase."""
+        lc = ls.info.get("lift_count")
+        if lc is not None and self._lift_fits(lc, ctx, n):
+            self._launch_lift(K("lift"), lc, ctx, n, [counts], chunks=P)
+        else:
+            self.launch(K("count"), P, ctx + [np.int64(n), np.int64(P), counts])
+
+    def _launch_write(self, ls: LoweredSoac, K: Any, ctx: list, n: int, P: int, h: np.ndarray,
+                      kept_n: int, outs: list, rej: list) -> bool:
+        """A FILTER's write phase as its Lift program (lift_filter.py: filterSeq over the
+        chunks, the rows of the output cut by the chunk offsets, uploaded here as ``P + 1`` ints
+        from the counts ``h`` read back) where there is one and the sizes fit; False where the
+        template ``write`` phase must run.  Nothing kept: nothing to write (a Lift size is at
+        least 1), no launch.  A PARTITION's rejected elements (``rej``) are a second program's,
+        their chunk offsets ``c * n / P - offs[c]``."""
+        lw = ls.info.get("lift_write")
+        if lw is None or not self._lift_fits(lw, ctx, n):
+            return False
+        offs = np.zeros(P + 1, np.int64)
+        np.cumsum(h, out=offs[1:])
+        plans = [("liftwrite", lw, offs, kept_n, outs)]
+        if rej:
+            lr = ls.info.get("lift_reject")
+            if lr is None:
+                return False
+            lo = np.arange(P + 1, dtype=np.int64) * n // P
+            plans.append(("liftreject", lr, lo - offs, n - kept_n, rej))
+        for suffix, lp, o, total, vs in plans:
+            if total == 0:
+                continue
+            o32 = o.astype(np.int32)
+            buf = self._alloc(4 * (P + 1))
+            self.cl.enqueue_copy(self.queue, buf, o32, is_blocking=False)
+            self._keep.append(o32)            # alive until the copy is done
+            self._launch_lift(K(suffix), lp, ctx, n, [v.buf for v in vs], chunks=P,
+                              extra={"choffs": buf, "kept": np.int32(total)})
+        return True
 
     def _chunk_offsets(self, h: np.ndarray, counts: Any) -> int:
         """A filter's chunk counts ``h``, read back: their exclusive scan is uploaded into

@@ -129,6 +129,16 @@ class _ASInfer:
             finally:
                 self.on_result = on_result
             return write_to if write_to is not None else acc
+        if isinstance(f, P.FilterSeq):
+            # the predicate's value is a private flag; the kept elements go where write_to says
+            on_result, self.on_result = self.on_result, False
+            try:
+                self.fun(f.f, [arg_spaces[0]], PRIVATE, env, call)
+            finally:
+                self.on_result = on_result
+            target = write_to if write_to is not None else GLOBAL
+            self.fun(f.value, [arg_spaces[0]], target, env, call)
+            return target
         if isinstance(f, P.Iterate):
             # the two buffers are swapped: the body writes where its input lives
             target = write_to if write_to is not None else (arg_spaces[0] if arg_spaces[0] != PRIVATE else None)

@@ -298,6 +298,17 @@ class _Allocator:
                 # memory is its accumulator
                 self.allocate(c, depth, self.typed.app_types[id(f)], self.spaces[id(c)], f.kind)
             return
+        if isinstance(f, P.FilterSeq):
+            # the predicate's value: a private flag, set for each element
+            flag = Memory(self.fresh_name("keep"), PRIVATE, base_scalar(ScalarType("bool")), A.ONE,
+                          "variable", value_type=ScalarType("bool"))
+            self.memories.append(flag)
+            self.acc_of[id(f)] = flag
+            self.apply(f.f, c, depth, True)
+            self.apply(f.value, c, depth, True)   # each value written where it is kept
+            if not has_dest:
+                self.allocate(c, depth, self.typed.app_types[id(f)], self.spaces[id(c)], f.name)
+            return
         if isinstance(f, P.Iterate):
             info = self.typed.iterate_info[id(f)]
             k = len(info.lengths) - 1

@@ -122,6 +122,9 @@ class _Barriers:
             self.visit_fun(f.f, c, SHARE)
         elif isinstance(f, P.Iterate):
             self.visit_fun(f.f, c, SHARE)
+        elif isinstance(f, P.FilterSeq):
+            self.visit_fun(f.f, c, SHARE)
+            self.visit_fun(f.value, c, SHARE)
 
     def decide(self, f: P.Map, c: FunCall, consumer) -> Optional[str]:
         space: AddressSpace = self.spaces.get(id(c))

@@ -40,7 +40,7 @@ KEYWORDS = {"userfun", "program", "o"}
 # names the generated OpenCL C cannot use for parameters and user functions
 VALUE_PATTERNS = {"zip", "gatherIdx", "scatterIdx", "permuteIdx", "splitOffsets", "arrayAccess", "arrayAccessIf", "failIf"}
 FUNCTION_PATTERNS = {
-    "map", "mapSeq", "mapGlb", "mapWrg", "mapLcl", "reduce", "reduceSeq", "scanSeq", "iterate", "split",
+    "map", "mapSeq", "mapGlb", "mapWrg", "mapLcl", "reduce", "reduceSeq", "scanSeq", "filterSeq", "iterate", "split",
     "join", "gather", "scatter", "zip", "get", "slide", "pad", "transpose", "id", "toGlobal",
     "toLocal", "toPrivate", "asVector", "asScalar", "mapVec", "slice", "gatherIdx", "scatterIdx", "permuteIdx",
     "splitOffsets", "partition", "generate", "arrayAccess", "arrayAccessIf", "failIf",
@@ -603,6 +603,13 @@ class Parser:
             init = self.as_expr(self.parse_expr(scope), f"the initial value of {n}", itok)
             self.expect(")")
             return P.Reduce(n, f, init)
+        if n == "filterSeq":
+            self.expect("(")
+            f = self.fun_arg(scope, "the predicate of filterSeq")
+            self.expect(",")
+            v = self.fun_arg(scope, "the value function of filterSeq")
+            self.expect(")")
+            return P.FilterSeq(f, v)
         if n == "iterate":
             (k,) = self.static_args(ar, 1)
             (f,) = self.static_args(lambda: self.fun_arg(scope, "the argument of iterate"), 1)

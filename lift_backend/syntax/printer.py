@@ -37,6 +37,8 @@ def free_names(node) -> frozenset:
             out = free_names(g)
         if isinstance(node, P.Reduce):
             out = out | free_names(node.init)
+        if isinstance(node, P.FilterSeq):
+            out = out | free_names(node.value)
     if len(_FREE) >= _FREE_MAX:
         _FREE.clear()
     _FREE[id(node)] = (node, out)
@@ -137,6 +139,8 @@ def fun_text(f: FunDecl, prec: int = 0) -> str:
         return f"{f.kind}({fun_text(f.f)})"
     if isinstance(f, P.Reduce):
         return f"{f.kind}({fun_text(f.f)}, {expr_text(f.init)})"
+    if isinstance(f, P.FilterSeq):
+        return f"filterSeq({fun_text(f.f)}, {fun_text(f.value)})"
     if isinstance(f, P.Iterate):
         return f"iterate({arith_text(f.n)})({fun_text(f.f)})"
     if isinstance(f, P.Split):

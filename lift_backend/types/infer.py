@@ -29,7 +29,8 @@ def len_var(param_name: str) -> Var:
 
 
 LOOP_VAR_NAMES = {"mapGlb": "gl_id", "mapWrg": "wg_id", "mapLcl": "l_id", "mapSeq": "i",
-                  "map": "i", "reduceSeq": "i", "reduce": "i", "scanSeq": "i"}
+                  "map": "i", "reduceSeq": "i", "reduce": "i", "scanSeq": "i",
+                  "filterSeq": "i"}
 
 
 class Repeated(tuple):
@@ -284,6 +285,8 @@ class _Inferer:
             return self.reduce(f, argts[0], call, env)
         if isinstance(f, P.Iterate):
             return self.iterate(f, argts[0], call, env)
+        if isinstance(f, P.FilterSeq):
+            return self.filter_seq(f, argts, call, env)
         if isinstance(f, P.LayoutPattern):
             return self.layout(f, argts, call, env)
         raise self.error(f"unknown function {f!r}")
@@ -312,6 +315,31 @@ class _Inferer:
             # the accumulator before each element: an exclusive scan, one value per element
             return ArrayType(it, at.length)
         return ArrayType(it, 1)
+
+    def filter_seq(self, f: P.FilterSeq, argts: List[Type], call: FunCall, env) -> Type:
+        """``filterSeq(p, v)(xs, slots)``: ``[s]_m, [u]_k -> [t]_k`` (the values ``v(x)`` of ``k``
+        elements of ``xs``, in order: the predicate decides which, the length of ``slots`` how
+        many)."""
+        at = self.array(argts[0], "filterSeq", 1)
+        st = self.array(argts[1], "filterSeq", 2)
+        k = self.vars.fresh(LOOP_VAR_NAMES["filterSeq"], 0, A.sub(at.length, 1))
+        self.loop_vars[id(f)] = k
+        if f.f.arity != 1:
+            raise self.error("filterSeq: the predicate must take 1 argument (the element)")
+        elem = at.elem_at(k)
+        if not is_value(elem) or k in type_free_vars(elem):
+            raise self.error(f"filterSeq: the elements must be scalars, vectors or tuples, got {elem}")
+        rt = self.fun(f.f, [elem], call, env)
+        if rt != ScalarType("bool"):
+            raise self.error(f"filterSeq: the predicate must return a bool, got {rt}")
+        if f.value.arity != 1:
+            raise self.error("filterSeq: the value function must take 1 argument (the element)")
+        vt = self.fun(f.value, [elem], call, env)
+        if not is_value(vt):
+            raise self.error(f"filterSeq: the values kept must be scalars, vectors or tuples, got {vt}")
+        if st.dependent:
+            raise self.error(f"filterSeq: the slots must be a regular array, got the position-dependent {st}")
+        return ArrayType(vt, st.length)
 
     def iterate(self, f: P.Iterate, t: Type, call: FunCall, env) -> Type:
         at = self.regular(self.array(t, "iterate"), "iterate")
