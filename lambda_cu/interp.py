@@ -472,7 +472,7 @@ def _seq_segmented(u, init: Any, x: np.ndarray, sd: SegDes, scan: bool) -> np.nd
     if count <= longest:
         for s in np.flatnonzero(lens):
             a, b = int(offs[s]), int(offs[s] + lens[s])
-            run = u.accumulate(np.concatenate((np.asarray([init], dtype=x.dtype), x[a:b])))
+            run = u.accumulate(np.concatenate((np.asarray([init], dtype=x.dtype), x[a:b])), dtype=x.dtype)
             if scan:
                 out[a:b] = run[:-1]
             acc[s] = run[-1]
@@ -491,7 +491,7 @@ def _reduce(xs: list[np.ndarray], init: list[Any], mon: _Monoid, n: int) -> list
     if n == 0:
         return list(init)
     if _order_sensitive(mon, xs):
-        return [_norm(u.accumulate(np.concatenate((np.asarray([i], dtype=x.dtype), x)))[-1])
+        return [_norm(u.accumulate(np.concatenate((np.asarray([i], dtype=x.dtype), x)), dtype=x.dtype)[-1])
                 for u, i, x in zip(mon.ufuncs, init, xs)]
     if mon.ufuncs is not None:
         return [_norm(u(i, u.reduce(x, dtype=x.dtype))) for u, i, x in zip(mon.ufuncs, init, xs)]

@@ -77,7 +77,7 @@ from typing import Optional
 from lambda_cu import ir
 from lambda_cu.types import BoolT, CharT, FloatT, IntT, Type, VecT
 
-from .cgen import CGen, LowerError, Sites, Val, ctype
+from .cgen import CGen, LowerError, Sites, Val, comps, ctype
 
 # element types a Lift program can carry for λcu (λcu bool and char are byte buffers: below)
 _LIFT_SCALAR = {("int", 32): "int", ("int", 64): "long", ("float", 64): "double"}
@@ -304,43 +304,87 @@ def _is_identity(op: ir.Thunk, init: ir.Exp, t: Type) -> bool:
     return False
 
 
+def _is_identity_of_components(op: ir.Thunk, inits: tuple, ts: list) -> bool:
+    """:func:`_is_identity` of an operator on tuples of ``len(ts)`` components: its body is the
+    tuple of primitives applied component-wise (``(l.0 + r.0, max(l.1, r.1))``, the parameters
+    tuples or their flat components), each ``init`` component an identity of its primitive."""
+    k = len(ts)
+    if k == 1:
+        return _is_identity(op, inits[0], ts[0])
+    body = op.body
+    if not (isinstance(body, ir.Tuple) and len(body.elems) == k and len(inits) == k):
+        return False
+    ps = op.params
+    for j, (e, init, t) in enumerate(zip(body.elems, inits, ts)):
+        if not (isinstance(e, ir.PrimOp) and len(e.args) == 2):
+            return False
+        if len(ps) == 2:        # (l, r): the components are projections
+            want = (ps[0].name, ps[1].name)
+            got = tuple(a.tup.name if isinstance(a, ir.Proj) and isinstance(a.tup, ir.Var)
+                        and a.index == j else None for a in e.args)
+        elif len(ps) == 2 * k:  # (l0, ..., lk-1, r0, ..., rk-1)
+            want = (ps[j].name, ps[k + j].name)
+            got = tuple(a.name if isinstance(a, ir.Var) else None for a in e.args)
+        else:
+            return False
+        if sorted(got, key=str) != sorted(want):
+            return False
+        a, b = ir.Var("%a"), ir.Var("%b")
+        single = ir.Thunk((ir.Param(a, t), ir.Param(b, t)), ir.PrimOp(e.op, (a, b)))
+        if not _is_identity(single, init, t):
+            return False
+    return True
+
+
 def _reduce_functions(kname: str, soac: ir.Reduce, main, scal: list, scal_env: dict, user_function,
                       need_identity: bool = True):
     """The user functions of a REDUCE's Lift chunks, or None where it has none: its operator
-    ``op(acc, x, scalars...)`` (one component, no failing site), its ``init`` (a user function of
-    the scalars) and the copy of a chunk's result to the output (this kernel's own ``id``: the
-    kernels of one λcu kernel build as one OpenCL program).  The thunk must have one result
-    component and no failing primitive (a reduction's element has no flag to carry)."""
+    ``op(acc, x, scalars...)`` (no failing site; on a Lift tuple where the thunk has several
+    components), its ``init`` (a user function of the scalars) and the copy of a chunk's result
+    to the output (this kernel's own ``id``: the kernels of one λcu kernel build as one OpenCL
+    program).  The thunk must have no failing primitive (a reduction's element has no flag to
+    carry)."""
     from ..ir.builders import userfun
-    from ..types import ScalarType
-    if main[3] or len(main[2]) != 1 or len(soac.init_exps) != 1 or len(soac.op.params) != 2:
+    from ..types import ScalarType, TupleType, c_type_name
+    ts = list(main[2])
+    k = len(ts)
+    if main[3] or not ts or len(soac.init_exps) != k:
         return None
-    t = main[2][0]
-    if need_identity and not _is_identity(soac.op, soac.init_exps[0], t):
+    flat_params = [c for p in soac.op.params for c in comps(p.ty)]
+    if flat_params != ts + ts:
         return None
-    lt = _lift_scalar(t)
-    if lt is None or any(p.ty != t for p in soac.op.params):
+    if need_identity and not _is_identity_of_components(soac.op, tuple(soac.init_exps), ts):
+        return None
+    lts = [_lift_scalar(t) for t in ts]
+    if None in lts:
         return None
     names = {p.name for p in soac.op.params}
     if not (ir.free_vars(soac.op.body) - names) <= set(scal_env):
         return None
-    if not ir.free_vars(soac.init_exps[0]) <= set(scal_env):
+    if not set().union(*(ir.free_vars(e) for e in soac.init_exps)) <= set(scal_env):
         return None
     own = Sites()
     gen = CGen({}, own, indent="  ")
+    if k == 1:
+        accs, xs = [_c_value("acc", ts[0])], [_c_value("x", ts[0])]
+    else:
+        accs = [_c_value(f"acc._{j}", t) for j, t in enumerate(ts)]
+        xs = [_c_value(f"x._{j}", t) for j, t in enumerate(ts)]
     try:
-        out = gen.apply(soac.op, [Val([_c_value("acc", t)], [t], t), Val([_c_value("x", t)], [t], t)],
+        out = gen.apply(soac.op, [Val(accs, ts, ts[0] if k == 1 else None), Val(xs, ts, ts[0] if k == 1 else None)],
                         dict(scal_env))
     except LowerError:
         return None
-    if own.table or gen.state or len(out.types) != 1 or out.types[0] != t:
+    if own.table or gen.state or list(out.types) != ts:
         return None
-    st = ScalarType(lt)
-    src = "\n".join(gen.lines + [f"  return {out.exprs[0]};"])
+    st = ScalarType(lts[0]) if k == 1 else TupleType(tuple(ScalarType(lt) for lt in lts))
+    value = out.exprs[0] if k == 1 else f"({c_type_name(st)}){{{', '.join(out.exprs)}}}"
+    src = "\n".join(gen.lines + [f"  return {value};"])
     op_uf = userfun(f"uf_{kname}_op", [("acc", st), ("x", st)] + [(cn, ScalarType(l)) for cn, _, l in scal],
                     st, "\n" + src + "\n")
-    init = user_function(f"uf_{kname}_init", soac.init_exps[0], (type(t),))
-    if init is None or init[1] or init[3]:
+    init_e = soac.init_exps[0] if k == 1 else ir.Tuple(tuple(soac.init_exps))
+    init = user_function(f"uf_{kname}_init", init_e, tuple({type(t) for t in ts}), several=k > 1)
+    if init is None or init[1] or init[3] or list(init[2]) != ts:
         return None
     id_uf = userfun(f"uf_{kname}_id", [("x", st)], st, "\n  return x;\n")
     return op_uf, init[0], id_uf
@@ -752,7 +796,7 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
             return None
         carry_params = [("ix", ArrayType(ScalarType(_lift_scalar(pt.elem)), N))] + carry_params
     if scan_phase:
-        if reduce_parts is None or not isinstance(soac, ir.Scan):
+        if reduce_parts is None or not isinstance(soac, ir.Scan) or len(main[2]) != 1:
             return None
         carry_params = [("carry", ArrayType(ScalarType(_lift_scalar(main[2][0])), PV))]
     if filter_write is not None:
@@ -822,15 +866,18 @@ def _carry_program(kname: str, soac, reduce_parts, main, scal: list, sc_params: 
     from .. import arith as A
     from ..arith import size_var
     from ..errors import LiftError
-    from ..ir.builders import join, lam, mapGlb, mapSeq, program, reduceSeq, scanSeq, split, toGlobal, toPrivate
+    from ..ir.builders import join, lam, mapGlb, mapSeq, program, reduceSeq, scanSeq, split, toGlobal, toPrivate, zip_
     from ..ir.expr import FunCall, Literal
     from ..ir.patterns import At
     from ..types import ArrayType, ScalarType
     op_uf, init_uf, id_uf = reduce_parts
     PV = size_var("P")
-    st = ScalarType(_lift_scalar(main[2][0]))
+    k = len(main[2])
+    sts = [ScalarType(_lift_scalar(t)) for t in main[2]]
 
-    def body_of(parts, *ps):
+    def body_of(*ps):
+        parts = ps[0] if k == 1 else zip_(*ps[:k])
+        ps = ps[k:]
         ss = tuple(FunCall(At(None), (p, Literal("0", ScalarType("int")))) if cn in on_device else p
                    for (cn, _), p in zip(sc_params, ps))
         step = lam(lambda acc, x: FunCall(op_uf, (acc, x) + ss), ["acc", "x"])
@@ -841,7 +888,8 @@ def _carry_program(kname: str, soac, reduce_parts, main, scal: list, sc_params: 
             row = lam(lambda r: toGlobal(mapSeq(id_uf))(reduceSeq(step, init)(r)), ["row"])
         return join()(mapGlb(row)(split(PV)(parts)))
 
-    prog = program(f"{kname}_liftcarry", [("parts", ArrayType(st, PV))] + sc_params, body_of)
+    prog = program(f"{kname}_liftcarry", [(f"parts{j}", ArrayType(t, PV)) for j, t in enumerate(sts)] + sc_params,
+                   body_of)
     try:
         kern = compile_program(prog, error_base=True, soa_output=True, global_size=1, local_size=1)
     except LiftError:
@@ -857,8 +905,8 @@ def _carry_program(kname: str, soac, reduce_parts, main, scal: list, sc_params: 
             args.append(("err",))
         elif kp.kind == "errbase":
             args.append(("errbase",))
-        elif kp.name == "parts":
-            args.append(("parts",))
+        elif kp.name.startswith("parts") and kp.name[5:].isdigit():
+            args.append(("parts", int(kp.name[5:])))
         elif kp.name in byname:
             args.append(byname[kp.name])
         else:   # pragma: no cover - a lowering bug

@@ -513,7 +513,7 @@ class OpenCLRunner:
             elif a[0] == "carry":
                 args.append(carry)
             elif a[0] == "parts":
-                args.append(parts)
+                args.append(parts[a[1]])
             elif a[0] == "offs":
                 args.append(sd.offsets.buf)
             elif a[0] == "marks":
@@ -909,7 +909,7 @@ class OpenCLRunner:
                 elif not seg and P and self._lift_carry(ls, ctx):
                     # the Lift compiler's carry phase: the exclusive scan of the chunk results
                     self._launch_lift(K("liftcarry"), ls.info["lift_carry"], ctx, n, carry, chunks=P,
-                                      parts=parts[0], single=True)
+                                      parts=parts, single=True)
                 else:
                     self.launch(K("carry"), 1, ctx + [L(P)] + parts + ps + carry)
                 lms = ls.info.get("lift_scan")
@@ -925,7 +925,7 @@ class OpenCLRunner:
             elif P and self._lift_carry(ls, ctx):
                 # the Lift compiler's carry phase: the chunk results folded in order from init
                 self._launch_lift(K("liftcarry"), ls.info["lift_carry"], ctx, n, [o.buf for o in outs],
-                                  chunks=P, parts=parts[0], single=True)
+                                  chunks=P, parts=parts, single=True)
             else:
                 self.launch(K("carry"), 1, ctx + [L(P)] + parts + [o.buf for o in outs])
             return outs
