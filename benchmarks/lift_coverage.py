@@ -6,7 +6,7 @@ the Lift compiler builds (``Phase.compiled``), per SOAC kind and device strategy
 The lowering runs without a device (it only builds OpenCL C text and Lift programs); a SOAC
 counts as lifted when at least one of its phases is a compiled Lift program, and as whole when
 every phase of its usual plan on a CPU is (MAP, ONCE, PERMUTE: the map; REDUCE: chunks and carry; SCAN:
-chunks, carry and last pass; the others: none counted yet, their plans keep hand-written
+chunks, carry and last pass; SCATTER: claim and write; the others: none counted yet, their plans keep hand-written
 phases).  Which phase the runner launches still depends on sizes at run time (see
 docs/architecture.md)."""
 from __future__ import annotations
@@ -26,7 +26,7 @@ from nessie import driver  # noqa: E402
 
 #: the Lift programs (``LoweredSoac.info`` keys) of a SOAC's usual CPU plan
 WHOLE = {"MAP": ("lift",), "ONCE": ("lift",), "PERMUTE": ("lift",), "REDUCE": ("lift", "lift_carry"),
-         "SCAN": ("lift", "lift_carry", "lift_scan")}
+         "SCAN": ("lift", "lift_carry", "lift_scan"), "SCATTER": ("lift_claim", "lift_write")}
 
 
 def coverage(files: list, strategy: str, fuse: bool) -> tuple[dict, list]:
