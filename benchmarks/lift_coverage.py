@@ -7,7 +7,7 @@ The lowering runs without a device (it only builds OpenCL C text and Lift progra
 counts as lifted when at least one of its phases is a compiled Lift program, and as whole when
 every phase of its usual plan on a CPU is (MAP, ONCE, PERMUTE: the map; REDUCE: chunks and carry; SCAN:
 chunks, carry and last pass; FILTER, PARTITION: count and write, the chunk offsets scanned on
-the host; the others: none counted yet, their plans keep hand-written
+the host; SCATTER: claim and write; the others: none counted yet, their plans keep hand-written
 phases).  Which phase the runner launches still depends on sizes at run time (see
 docs/architecture.md)."""
 from __future__ import annotations
@@ -28,7 +28,8 @@ from nessie import driver  # noqa: E402
 #: the Lift programs (``LoweredSoac.info`` keys) of a SOAC's usual CPU plan
 WHOLE = {"MAP": ("lift",), "ONCE": ("lift",), "PERMUTE": ("lift",), "REDUCE": ("lift", "lift_carry"),
          "SCAN": ("lift", "lift_carry", "lift_scan"), "FILTER": ("lift_count", "lift_write"),
-         "PARTITION": ("lift_count", "lift_write", "lift_reject")}
+         "PARTITION": ("lift_count", "lift_write", "lift_reject"),
+         "SCATTER": ("lift_claim", "lift_write")}
 
 
 def coverage(files: list, strategy: str, fuse: bool) -> tuple[dict, list]:

@@ -29,7 +29,7 @@ __all__ = [
     "userfun", "lam", "program", "compose", "lit", "flit", "dlit", "ilit", "vlit",
     "map_", "mapSeq", "mapGlb", "mapWrg", "mapLcl", "reduceSeq", "reduce_", "scanSeq", "filterSeq", "iterate", "split",
     "join", "gather", "scatter", "zip_", "get", "slide", "pad", "transpose", "id_", "toGlobal",
-    "toLocal", "toPrivate", "asVector", "asScalar", "mapVec", "slice_", "gatherIdx", "scatterIdx", "permuteIdx",
+    "toLocal", "toPrivate", "asVector", "asScalar", "mapVec", "slice_", "gatherIdx", "scatterIdx", "permuteIdx", "scatterMaxIdx", "scatterLastIdx",
     "splitOffsets", "partition", "index_fun", "reverse", "reorderStride", "transposeIdx",
 ]
 
@@ -267,6 +267,18 @@ def scatterIdx(idx: Expr, v: Expr, code=None) -> FunCall:
 def permuteIdx(idx: Expr, v: Expr, code=None) -> FunCall:
     """``scatterIdx`` that also checks that no position is written twice."""
     return FunCall(P.ScatterIdx(code, once=True), (idx, v))
+
+
+def scatterMaxIdx(length, idx: Expr, v: Expr, code=None) -> FunCall:
+    """The claims of a last-writer scatter: ``length`` ints, element ``j`` the largest ``v[k]``
+    with ``idx[k] = j`` (-1 where none; an ``atomic_max`` a write, each index checked)."""
+    return FunCall(P.ScatterIdx(code, mode="max", length=A.to_expr(length)), (idx, v))
+
+
+def scatterLastIdx(idx: Expr, win: Expr, v: Expr, code=None) -> FunCall:
+    """``v[k]`` written at ``idx[k]`` where ``win[idx[k]] == k`` (``win`` the claims of
+    ``scatterMaxIdx``: the last writer of each position wins; each index checked)."""
+    return FunCall(P.ScatterIdx(code, mode="last"), (idx, win, v))
 
 
 def splitOffsets(offsets: Expr, v: Expr) -> FunCall:

@@ -313,10 +313,25 @@ class ScatterIdx(LayoutPattern):
     that makes ``idx`` a permutation.  ``code``: as ``At.code`` (both checks report it)."""
     code: Optional[int] = None
     once: bool = False
-    arity = 2
+    #: ``"max"``: ``scatterMaxIdx(M)(idx, xs)``, the claim of a last-writer scatter: the array of
+    #: ``length`` ints whose element ``j`` is the largest ``xs[k]`` with ``idx[k] = j`` (an
+    #: ``atomic_max`` a write; the host fills the result with -1 first, so -1 where none);
+    #: ``"last"``: ``scatterLastIdx(idx, win, xs)``, the conditional write: element ``k`` is
+    #: written at ``idx[k]`` only where ``win[idx[k]] == k`` (``win`` the claims of ``idx``,
+    #: ``[int]M``: the result is ``[t]M``, its positions no element wins left as they are)
+    mode: str = ""
+    length: Optional[object] = None
+
+    @property
+    def arity(self):  # type: ignore[override]
+        return 3 if self.mode == "last" else 2
 
     @property
     def name(self):  # type: ignore[override]
+        if self.mode == "max":
+            return "scatterMaxIdx"
+        if self.mode == "last":
+            return "scatterLastIdx"
         return "permuteIdx" if self.once else "scatterIdx"
 
 

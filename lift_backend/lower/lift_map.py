@@ -408,7 +408,10 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
 
     ``permute``: ``(vector, code)`` where ``soac`` is a PERMUTE whose index thunk reads the int
     vector ``vector`` at its index (lift_permute.py): the map's results are written through
-    ``permuteIdx(ix, ...)`` (checked positions reporting ``code``, each written once).
+    ``permuteIdx(ix, ...)`` (checked positions reporting ``code``, each written once).  With a
+    third component ``"last"`` (a SCATTER, lift_scatter.py) they are written through
+    ``scatterLastIdx(ix, win, ...)`` instead: element ``k`` at ``ix[k]`` where the claims ``win``
+    (``[int]M``, the destinations' length) name it the last writer.
 
     ``filter_write``: ``soac`` is the MAP ``{i => let x = f(i) in p(x)}`` of a FILTER's thunk
     ``f`` and predicate ``p``, and ``filter_write`` the inputs that ``f`` reads at ``i``, in the
@@ -719,6 +722,10 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
         if reduce_parts is None and permute is not None:
             # a PERMUTE: element k written at ix[k], checked and written once (lift_permute.py)
             ix = ps[len(vec_names) + len(sc_params)]
+            if len(permute) > 2:
+                # a SCATTER's write: element k at ix[k] where it is the last writer (lift_scatter.py)
+                win = ps[len(vec_names) + len(sc_params) + 1]
+                return FunCall(ScatterIdx(permute[1], mode="last"), (ix, win, mapGlb(toGlobal(fn))(data)))
             if isinstance(soac, ir.SegPermute):
                 # a SEG_PERMUTE's rows: work-item s writes segment s, element k at the segment's
                 # position ix[k] (checked against the segment's length, marked once)
@@ -795,6 +802,8 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
                 or not isinstance(pt, VecT) or not isinstance(pt.elem, IntT):
             return None
         carry_params = [("ix", ArrayType(ScalarType(_lift_scalar(pt.elem)), N))] + carry_params
+        if len(permute) > 2:
+            carry_params.append(("win", ArrayType(ScalarType("int"), MV)))
     if scan_phase:
         if reduce_parts is None or not isinstance(soac, ir.Scan) or len(main[2]) != 1:
             return None
@@ -829,6 +838,7 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
             args.append(("out", sum(a[0] == "out" for a in args)))
         elif kp.kind == "size":
             args.append(("size",) if kp.name == "N" else ("chunks",) if kp.name == "P"
+                        else ("dstlen",) if kp.name == "M" and permute is not None and len(permute) > 2
                         else ("segs1",) if kp.name == "M"
                         else ("kept",) if kp.name == "K" and filter_write is not None
                         else ("len", where[len_of[kp.name]][1]))
@@ -846,6 +856,8 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
             args.append(("marks",))
         elif kp.name == "offs" and filter_write is not None:
             args.append(("choffs",))
+        elif kp.name == "win" and permute is not None and len(permute) > 2:
+            args.append(("win",))
         elif kp.name in byname:
             args.append(byname[kp.name])
         else:   # pragma: no cover - a lowering bug

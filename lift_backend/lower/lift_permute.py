@@ -32,8 +32,8 @@ index and the index vector have the permutation's length ``n`` and ``0 < n <= IN
 (``OpenCLRunner._lift_fits``) -- a SEG_PERMUTE's where a segmented reduction would take its rows
 plan (``_rows``: many short segments) --; otherwise, and for every PERMUTE that does not
 qualify, the template runs.  What does not qualify: an index thunk that computes the position
-(anything but ``p[i]``), a value thunk that does not qualify as a MAP's, and SCATTER (the last
-writer wins: a claim pass first; not yet a Lift program).
+(anything but ``p[i]``) and a value thunk that does not qualify as a MAP's.  A SCATTER of that
+kind (the last writer wins: a claim pass first) is two Lift programs: see lift_scatter.py.
 """
 from __future__ import annotations
 

@@ -499,7 +499,8 @@ class OpenCLRunner:
 
     def _launch_lift(self, kern: Any, lm: Any, host: list, n: int, outs: list, chunks: int = 0,
                      carry: Any = None, sd: Optional[DSd] = None, parts: Any = None,
-                     single: bool = False, marks: Any = None, extra: Optional[dict] = None) -> None:
+                     single: bool = False, marks: Any = None, extra: Optional[dict] = None,
+                     win: Any = None, dstlen: int = 0) -> None:
         """Launch a SOAC's Lift kernel (``host``: the SOAC's context arguments; ``chunks``: a
         REDUCE's number of chunks, one work-item each)."""
         args: list = []
@@ -518,6 +519,10 @@ class OpenCLRunner:
                 args.append(sd.offsets.buf)
             elif a[0] == "marks":
                 args.append(marks)
+            elif a[0] == "win":
+                args.append(win)
+            elif a[0] == "dstlen":
+                args.append(np.int32(dstlen))
             elif a[0] == "segs1":
                 args.append(np.int32(sd.count + 1))
             elif a[0] == "len":
@@ -1003,6 +1008,15 @@ class OpenCLRunner:
                 outs.append(o)
             win = self._alloc(4 * max(m, 1))
             self.cl.enqueue_fill_buffer(self.queue, win, np.int32(-1), 0, 4 * max(m, 1))
+            lc, lw = ls.info.get("lift_claim"), ls.info.get("lift_write")
+            if lc is not None and lw is not None and ok and 0 < m <= _INT_MAX \
+                    and self._lift_fits(lc, ctx, n) and self._lift_fits(lw, ctx, n):
+                # the kernels the Lift compiler wrote (lift_scatter.py): the claim
+                # (scatterMaxIdx into win) and the write of the last writers (scatterLastIdx)
+                outb = [o.buf for o in outs]
+                self._launch_lift(K("liftclaim"), lc, ctx, n, [], win=win, dstlen=m)
+                self._launch_lift(K("lift"), lw, ctx, n, outb, win=win, dstlen=m)
+                return outs
             self.launch(K("claim"), G, ctx + [L(n), L(m), ok, win])
             self.launch(K("write"), G, ctx + [L(n), L(m), ok, win] + [o.buf for o in outs])
             return outs

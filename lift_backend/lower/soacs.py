@@ -888,6 +888,15 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
             b.kernel("write", "mapGlb(0)(toGlobal(f)) $ scatterIdx(g, copy(dsts))",
                      ["const long n", "const long m", "const int lens_ok", "global const int* restrict win"] +
                      _buf_params("out", tau), p2)
+            # a SCATTER is also two Lift programs where lift_scatter.py can build them (the claim
+            # scatterMaxIdx, the write scatterLastIdx; the runner launches them where the
+            # template phases ran)
+            from .lift_scatter import lift_scatter
+            pair = lift_scatter(kname, soac, tenv, ctx, sites, strategy)
+            if pair is not None:
+                for key, lm in zip(("lift_claim", "lift_write"), pair):
+                    b.phases.append(Phase(lm.name, lm.text(), lm.kernel.source, compiled=True))
+                    info[key] = lm
         else:
             def p1(gen):
                 x, site = target(gen, True)

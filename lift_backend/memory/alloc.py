@@ -232,8 +232,10 @@ class _Allocator:
                     raise self.error(f"{f.name}: a data-layout pattern cannot write the result of the "
                                      f"enclosing pattern (copy the data with a user function, e.g. mapSeq(id))")
                 if isinstance(f, P.ScatterIdx):
-                    # the indices are read where the data is written through them
-                    self.visit(c.args[0], depth, False)
+                    # the indices (and a scatterLastIdx's claims) are read where the data is
+                    # written through them
+                    for a in c.args[:-1]:
+                        self.visit(a, depth, False)
                 self.visit(c.args[-1], depth, True)
             elif isinstance(f, P.FailIf):
                 # the condition and the value are used where they are computed

@@ -47,6 +47,9 @@ class KernelParam:
     kind: str
     elem: Optional[Type] = None
     size: Optional[AExpr] = None   # number of elements of buffers
+    #: an output the host fills with this value before the launch (a ``scatterMaxIdx``'s
+    #: claims: -1 where no element claims the position)
+    fill: Optional[int] = None
 
 
 @dataclass(frozen=True)
@@ -187,6 +190,8 @@ class CodeGen:
         #: the ``permuteIdx`` check of the kernel and its marks buffer (one per kernel)
         self.marks: Optional[BoundsCheck] = None
         self.marks_name = MARKS_BUFFER
+        #: the destinations of a ``scatterMaxIdx`` (the host fills the result with -1 first)
+        self.filled: set = set()
         #: a result array of flat tuples is written as one buffer per component
         self.soa_output = soa_output
         if error_base:
@@ -454,16 +459,24 @@ class CodeGen:
         tmp = self.bind_name(self.vars.fresh(stem, 0, 0), stem)
         self.block.add(C.Decl(self.ctype(acc.type), tmp, value))
         indices = [self.c(self.finalize(p.index)) for p in acc.parts]
-        if any(_once_checked(p.index) for p in acc.parts):
+        last = any(_scatter_mode(p.index) == "last" for p in acc.parts)
+        if any(_scatter_mode(p.index) == "max" for p in acc.parts):
+            raise self.error("scatterMaxIdx: the claims are ints, not tuples or vectors")
+        if last or any(_once_checked(p.index) for p in acc.parts):
             # a permuteIdx position is checked (and marked written) once for all components
             if len(set(indices)) != 1:
                 raise self.error("internal: the components of a permuteIdx element at distinct positions")
             pos = self.bind_name(self.vars.fresh("pos", 0, 0), "pos")
             self.block.add(C.Decl("int", pos, indices[0]))
             indices = [pos] * len(indices)
+        block = self.block
+        if last:
+            # scatterLastIdx: written where the position is not -1 (the claim is this element's)
+            block = C.Block()
+            self.block.add(C.If(f"{indices[0]} >= 0", block))
         for k, p in enumerate(acc.parts):
             target = f"{p.mem.name}[{indices[k]}]{''.join(f'._{f}' for f in p.fields)}"
-            self.block.add(C.Assign(target, tmp + component(k)))
+            block.add(C.Assign(target, tmp + component(k)))
             self.accesses.append(f"write {target}\n      view: {view_text(v)}")
 
     def write(self, v: View, value: str) -> None:
@@ -499,7 +512,23 @@ class CodeGen:
             target = self.vector_ref(mem, idx, acc.width, "...")
         else:
             target = f"{mem.name}[{self.c(idx)}]{fields}"
-            self.block.add(C.Assign(target, value))
+            mode = _scatter_mode(idx)
+            if mode == "max":
+                # scatterMaxIdx: the claim combines with the others at its position
+                self.block.add(C.ExprStmt(f"atomic_max(&{target}, {value})"))
+            elif mode == "last":
+                # scatterLastIdx: written where the position is not -1 (the claim is this element's)
+                # (its value computed first, by every element: a failing one reports its site)
+                if not fields:
+                    tmp = self.bind_name(self.vars.fresh("val", 0, 0), "val")
+                    self.block.add(C.Decl(self.ctype(mem.elem), tmp, value))
+                    value = tmp
+                pos = self.bind_name(self.vars.fresh("pos", 0, 0), "pos")
+                self.block.add(C.Decl("int", pos, self.c(idx)))
+                target = f"{mem.name}[{pos}]{fields}"
+                self.block.add(C.If(f"{pos} >= 0", C.Block([C.Assign(target, value)])))
+            else:
+                self.block.add(C.Assign(target, value))
         self.accesses.append(f"write {target}\n      view: {view_text(v)}")
 
     # ------------------------------------------------------------------ user functions
@@ -644,10 +673,15 @@ class CodeGen:
             if dest is not None:
                 # scatterIdx(idx, xs): the indices are read, the data written through them
                 index = None
+                claims = None
                 if isinstance(f, P.ScatterIdx):
                     index = self.emit(c.args[0], env)
+                    if f.mode == "last":
+                        claims = self.emit(c.args[1], env)
+                    if f.mode == "max":
+                        self.filled.add(id(dest))
                 argd = output_view(f, dest, self.types[id(c.args[-1])], self.typed.static.get(id(f), {}),
-                                   self.vars, self.span, index)
+                                   self.vars, self.span, index, claims)
                 self.emit(c.args[-1], env, argd)
                 return dest
             argvs = [self.emit(a, env) for a in c.args]
@@ -948,7 +982,7 @@ class CodeGen:
                 params.append(KernelParam(m.name, "input", m.elem, m.size))
         for o in outputs:
             cparams.append(f"global {self.ctype(o.elem)}* {o.name}")
-            params.append(KernelParam(o.name, "output", o.elem, o.size))
+            params.append(KernelParam(o.name, "output", o.elem, o.size, -1 if self.filled else None))
         for m in self.alloc.memories:
             if m.kind == "temp" and m.space == GLOBAL:
                 cparams.append(f"global {self.ctype(m.elem)}* {m.name}")
@@ -983,6 +1017,15 @@ class CodeGen:
         src = C.print_unit(unit)
         return GeneratedKernel(unit, src, tuple(params), C.count_barriers(body), tuple(self.accesses),
                                tuple(self.checks), tuple(self.offset_checks), tuple(local_static))
+
+
+def _scatter_mode(e: AExpr) -> str:
+    """The mode (``"max"``, ``"last"``) of a ``scatterMaxIdx``/``scatterLastIdx`` position
+    check in ``e``, or ``""``."""
+    for n in A.iter_nodes(e):
+        if isinstance(n, A.Lookup) and isinstance(n.array, BoundsCheck) and n.array.mode:
+            return n.array.mode
+    return ""
 
 
 def _once_checked(e: AExpr) -> bool:

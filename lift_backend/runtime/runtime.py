@@ -237,7 +237,13 @@ class Runtime:
                 elif kp.kind in ("output", "temp"):
                     n = _eval_size(kp.size, env, kp.name, arrays)
                     nbytes = max(n * numpy_dtype(kp.elem).itemsize, 16)
-                    buf = cl.Buffer(self.ctx, mf.READ_WRITE, nbytes)
+                    if kp.kind == "output" and getattr(kp, "fill", None) is not None:
+                        # a scatterMaxIdx's claims: -1 where no element claims the position
+                        init = np.full(nbytes // numpy_dtype(kp.elem).itemsize, kp.fill,
+                                       dtype=numpy_dtype(kp.elem))
+                        buf = cl.Buffer(self.ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=init)
+                    else:
+                        buf = cl.Buffer(self.ctx, mf.READ_WRITE, nbytes)
                     keep.append(buf)
                     kargs.append(buf)
                     if kp.kind == "output":

@@ -38,11 +38,12 @@ POSITION_VAR_UID = -3
 
 KEYWORDS = {"userfun", "program", "o"}
 # names the generated OpenCL C cannot use for parameters and user functions
-VALUE_PATTERNS = {"zip", "gatherIdx", "scatterIdx", "permuteIdx", "splitOffsets", "arrayAccess", "arrayAccessIf", "failIf"}
+VALUE_PATTERNS = {"zip", "gatherIdx", "scatterIdx", "permuteIdx", "scatterLastIdx", "splitOffsets", "arrayAccess", "arrayAccessIf", "failIf"}
 FUNCTION_PATTERNS = {
     "map", "mapSeq", "mapGlb", "mapWrg", "mapLcl", "reduce", "reduceSeq", "scanSeq", "filterSeq", "iterate", "split",
     "join", "gather", "scatter", "zip", "get", "slide", "pad", "transpose", "id", "toGlobal",
     "toLocal", "toPrivate", "asVector", "asScalar", "mapVec", "slice", "gatherIdx", "scatterIdx", "permuteIdx",
+    "scatterMaxIdx", "scatterLastIdx",
     "splitOffsets", "partition", "generate", "arrayAccess", "arrayAccessIf", "failIf",
 }
 
@@ -674,6 +675,11 @@ class Parser:
             return P.GatherIdx()
         if n in ("scatterIdx", "permuteIdx"):
             return P.ScatterIdx(once=n == "permuteIdx")
+        if n == "scatterMaxIdx":
+            (k,) = self.static_args(ar, 1)
+            return P.ScatterIdx(mode="max", length=k)
+        if n == "scatterLastIdx":
+            return P.ScatterIdx(mode="last")
         if n == "splitOffsets":
             return P.SplitOffsets()
         if n == "arrayAccess":

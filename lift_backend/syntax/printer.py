@@ -145,6 +145,8 @@ def fun_text(f: FunDecl, prec: int = 0) -> str:
         return f"iterate({arith_text(f.n)})({fun_text(f.f)})"
     if isinstance(f, P.Split):
         return f"split({arith_text(f.n)})"
+    if isinstance(f, P.ScatterIdx) and f.mode == "max":
+        return f"scatterMaxIdx({arith_text(f.length)})"
     if isinstance(f, (P.Gather, P.Scatter)):
         return f"{f.name}({indexfun_text(f.idx)})"
     if isinstance(f, P.Get):

@@ -610,13 +610,22 @@ class _Inferer:
             return ArrayType(vt.elem, it.length)
         if isinstance(f, P.ScatterIdx):
             it = self.array(argts[0], f.name, 1)
-            vt = self.regular(self.array(argts[1], f.name, 2), f.name)
+            vt = self.regular(self.array(argts[-1], f.name, len(argts)), f.name)
             if it.elem not in (Int, ScalarType("long")):
                 raise self.error(f"{f.name}: the index array must have type [int]n or [long]n, got {it}")
             # (rows of two splitOffsets of the same offsets: equal lengths, printed alike)
             if not A.prove_eq(it.length, vt.length) and A.to_text(it.length) != A.to_text(vt.length):
                 raise self.error(f"{f.name}: the index array has {A.to_text(it.length)} elements and the "
                                  f"data {A.to_text(vt.length)}: one index per element")
+            if f.mode == "max":
+                if vt.elem != Int:
+                    raise self.error(f"{f.name}: the claims are ints ([int]n), got {vt}")
+                return ArrayType(Int, f.length)
+            if f.mode == "last":
+                wt = self.array(argts[1], f.name, 2)
+                if wt.elem != Int:
+                    raise self.error(f"{f.name}: the claims array must have type [int]m, got {wt}")
+                return ArrayType(vt.elem, wt.length)
             return vt
         if isinstance(f, P.SplitOffsets):
             ot = self.array(argts[0], "splitOffsets", 1)

@@ -191,14 +191,15 @@ def _retype(v: View, t: Type) -> View:
 
 
 def output_view(f: P.LayoutPattern, dest: View, arg_type: Type, static: Mapping[str, object],
-                supply: A.VarSupply, span: Optional[Span] = None, index: Optional[View] = None) -> View:
+                supply: A.VarSupply, span: Optional[Span] = None, index: Optional[View] = None,
+                claims: Optional[View] = None) -> View:
     """Where the argument of ``f`` must be written so that ``f(arg)`` lands in ``dest``
     (``index``: the view of the indices of a ``scatterIdx``/``permuteIdx``, its first argument;
     the data, written through, is its second)."""
     if isinstance(f, P.ScatterIdx):
         from ..types import ScalarType as _S
-        check = BoundsCheck(f.name, span, dest.type.length, f.code, id(f), f.once)
-        return ScatterIdxView(dest, index, arg_type, check, index.type.elem == _S("long"))
+        check = BoundsCheck(f.name, span, dest.type.length, f.code, id(f), f.once, mode=f.mode)
+        return ScatterIdxView(dest, index, arg_type, check, index.type.elem == _S("long"), claims)
     if isinstance(f, P.Join):
         # arg : [[t]_m]_n  ->  rows of dest
         at = arg_type

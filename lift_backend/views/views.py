@@ -49,6 +49,9 @@ class BoundsCheck:
     #: ``permuteIdx``: the flat position, in the result, of the destination's element 0 (its
     #: marks are the result's, one counter per position)
     base: Optional[AExpr] = None
+    #: ``scatterMaxIdx``/``scatterLastIdx`` (``"max"``/``"last"``): the write through the
+    #: checked position is an ``atomic_max`` / happens only where the position is not -1
+    mode: str = ""
 
 
 @dataclass(frozen=True)
@@ -325,6 +328,9 @@ class ScatterIdxView(View):
     type: Type
     check: "BoundsCheck"
     wide: bool = False
+    #: ``scatterLastIdx``: the claims (``[int]M``): element ``k`` is written only where the
+    #: claim of its position is ``k`` (its position is -1 otherwise)
+    claims: Optional[View] = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -577,7 +583,13 @@ def _consume(v: View, arr: List[AExpr], tup: List[int], extra: AExpr, width: int
                                            "result (its positions are marked in the result's order)")
                 import dataclasses as _dc
                 check = _dc.replace(check, base=ends[0])
-            arr[0] = checked(A.Lookup(ValueIndex(ia, v.wide), "value", 0, None, None), check)
+            pos = checked(A.Lookup(ValueIndex(ia, v.wide), "value", 0, None, None), check)
+            if v.claims is not None:
+                # scatterLastIdx: the position, or -1 where the claim of the position is not k
+                wa = _consume(v.claims, [pos], [], A.ZERO, 1)
+                owner = A.Lookup(ValueIndex(wa, False), "value", 0, None, None)
+                pos = A.ite(A.Cond("==", owner, arr[0]), pos, A.cst(-1))
+            arr[0] = pos
             v = v.parent
         elif isinstance(v, GatherIdxView):
             k = arr[0]
@@ -654,7 +666,9 @@ def view_text(v: View) -> str:
         elif isinstance(v, GatherIdxView):
             parts.append(f"GatherIdx[{view_text(v.idx)}]")
         elif isinstance(v, ScatterIdxView):
-            parts.append(f"{'PermuteIdx' if v.check.once else 'ScatterIdx'}[{view_text(v.idx)}]")
+            nm = {"max": "ScatterMaxIdx", "last": "ScatterLastIdx"}.get(v.check.mode) or \
+                ('PermuteIdx' if v.check.once else 'ScatterIdx')
+            parts.append(f"{nm}[{view_text(v.idx)}" + (f", {view_text(v.claims)}]" if v.claims is not None else "]"))
         elif isinstance(v, GuardView):
             parts.append(f"If({A.to_text(v.guard)})")
         elif isinstance(v, FailView):

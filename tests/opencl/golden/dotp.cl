@@ -168,13 +168,13 @@ double uf_v_KF2_0_c_id(double x) {
   return x;
 }
 
-kernel void v_KF2_0_liftcarry(const global double* restrict parts, global double* out, int P) {
+kernel void v_KF2_0_liftcarry(const global double* restrict parts0, global double* out, int P) {
   {
     int gl_id = get_global_id(0);
     double v1 = uf_v_KF2_0_c_init();
     double acc1 = v1;
     for (int i = 0; i < P; i += 1) {
-      acc1 = uf_v_KF2_0_c_op(acc1, parts[i]);
+      acc1 = uf_v_KF2_0_c_op(acc1, parts0[i]);
     }
     out[0] = uf_v_KF2_0_c_id(acc1);
   }

@@ -151,6 +151,83 @@ kernel void v_KF1_0_chunks(
   }
 }
 
+#ifndef LIFT_Tuple_int_int
+#define LIFT_Tuple_int_int
+typedef struct { int _0; int _1; } Tuple_int_int;
+#endif
+
+Tuple_int_int uf_v_KF1_0_init() {
+  return (Tuple_int_int){((int)0), ((int)0)};
+}
+
+Tuple_int_int uf_v_KF1_0(int x0) {
+  uchar t1 = (uchar)(x0 > ((int)0));
+  int t2;
+  if (t1) {
+  t2 = x0;
+  } else {
+  t2 = ((int)0);
+  }
+  return (Tuple_int_int){x0, t2};
+}
+
+Tuple_int_int uf_v_KF1_0_op(int acc_0, int acc_1, int x_0, int x_1) {
+  int t1 = (int)((uint)acc_0 + (uint)x_0);
+  int t2 = (int)((uint)acc_1 + (uint)x_1);
+  return (Tuple_int_int){t1, t2};
+}
+
+Tuple_int_int uf_v_KF1_0_id(Tuple_int_int x) {
+  return x;
+}
+
+kernel void v_KF1_0_lift(const global int* restrict v0, global int* out0, global int* out1, int N, int P) {
+  {
+    int gl_id = get_global_id(0);
+    Tuple_int_int v1 = uf_v_KF1_0_init();
+    Tuple_int_int acc1 = v1;
+    for (int i = 0; i < (int)((((long)N) + ((long)N) * ((long)gl_id)) / ((long)P) - ((long)N) * ((long)gl_id) / ((long)P)); i += 1) {
+      acc1 = uf_v_KF1_0_op(acc1._0, acc1._1, (uf_v_KF1_0(v0[(int)(((long)i) + ((long)N) * ((long)gl_id) / ((long)P))]))._0, (uf_v_KF1_0(v0[(int)(((long)i) + ((long)N) * ((long)gl_id) / ((long)P))]))._1);
+    }
+    Tuple_int_int tup = uf_v_KF1_0_id(acc1);
+    out0[gl_id] = tup._0;
+    out1[gl_id] = tup._1;
+  }
+}
+
+#ifndef LIFT_Tuple_int_int
+#define LIFT_Tuple_int_int
+typedef struct { int _0; int _1; } Tuple_int_int;
+#endif
+
+Tuple_int_int uf_v_KF1_0_c_init() {
+  return (Tuple_int_int){((int)0), ((int)0)};
+}
+
+Tuple_int_int uf_v_KF1_0_c_op(int acc_0, int acc_1, int x_0, int x_1) {
+  int t1 = (int)((uint)acc_0 + (uint)x_0);
+  int t2 = (int)((uint)acc_1 + (uint)x_1);
+  return (Tuple_int_int){t1, t2};
+}
+
+Tuple_int_int uf_v_KF1_0_c_id(Tuple_int_int x) {
+  return x;
+}
+
+kernel void v_KF1_0_liftcarry(const global int* restrict parts0, const global int* restrict parts1, global int* out0, global int* out1, int P) {
+  {
+    int gl_id = get_global_id(0);
+    Tuple_int_int v1 = uf_v_KF1_0_c_init();
+    Tuple_int_int acc1 = v1;
+    for (int i = 0; i < P; i += 1) {
+      acc1 = uf_v_KF1_0_c_op(acc1._0, acc1._1, parts0[i], parts1[i]);
+    }
+    Tuple_int_int tup = uf_v_KF1_0_c_id(acc1);
+    out0[0] = tup._0;
+    out1[0] = tup._1;
+  }
+}
+
 kernel void v_KF1_0_carry(
     global const int* restrict v_v0,
     long v_v0_n,
