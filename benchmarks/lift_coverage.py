@@ -29,7 +29,7 @@ from nessie import driver  # noqa: E402
 WHOLE = {"MAP": ("lift",), "ONCE": ("lift",), "PERMUTE": ("lift",), "REDUCE": ("lift", "lift_carry"),
          "SCAN": ("lift", "lift_carry", "lift_scan"), "FILTER": ("lift_count", "lift_write"),
          "PARTITION": ("lift_count", "lift_write", "lift_reject"),
-         "SCATTER": ("lift_claim", "lift_write")}
+         "SCATTER": ("lift_claim", "lift_scatter")}
 
 
 def coverage(files: list, strategy: str, fuse: bool) -> tuple[dict, list]:

@@ -62,6 +62,19 @@ def permute_index(soac, tenv: dict) -> Optional[str]:
     return b.vec.name
 
 
+def indexed_target(soac, tenv: dict, sites: Sites, msg: str) -> Optional[tuple]:
+    """``(p, code)`` for a PERMUTE/SCATTER whose index thunk is ``{i => p[i]}``: the int vector
+    ``p`` and the code of the template's ``target`` site (message ``msg``), the site of every
+    position check of its Lift programs; None where the SOAC is not of that kind."""
+    vec = permute_index(soac, tenv)
+    if vec is None:
+        return None
+    code = sites.memo.get(("target", soac.loc, msg))
+    if code is None:
+        return None
+    return vec, code
+
+
 def lift_permute(kname: str, soac: ir.Soac, tenv: dict, ctx, sites: Sites,
                  strategy: str = "cpu") -> Optional[LiftMap]:
     """The PERMUTE ``soac`` of kernel ``kname`` as a compiled Lift program, or None where it is
@@ -69,10 +82,7 @@ def lift_permute(kname: str, soac: ir.Soac, tenv: dict, ctx, sites: Sites,
     site is the code of both position checks)."""
     if not isinstance(soac, (ir.Permute, ir.SegPermute)):
         return None
-    vec = permute_index(soac, tenv)
-    if vec is None:
+    target = indexed_target(soac, tenv, sites, MSG_PERMUTE)
+    if target is None:
         return None
-    code = sites.memo.get(("target", soac.loc, MSG_PERMUTE))
-    if code is None:
-        return None
-    return lift_map(kname, soac, tenv, ctx, sites, strategy, permute=(vec, code))
+    return lift_map(kname, soac, tenv, ctx, sites, strategy, permute=target)

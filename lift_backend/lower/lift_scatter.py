@@ -41,7 +41,7 @@ from lambda_cu.types import IntT, VecT
 
 from .cgen import Sites
 from .lift_map import LiftMap, lift_map, _lift_scalar, CPU_LOCAL
-from .lift_permute import permute_index
+from .lift_permute import indexed_target
 
 
 def lift_scatter(kname: str, soac: ir.Soac, tenv: dict, ctx, sites: Sites,
@@ -51,12 +51,10 @@ def lift_scatter(kname: str, soac: ir.Soac, tenv: dict, ctx, sites: Sites,
     sites (their ``target`` site is the code of the position checks)."""
     if not isinstance(soac, ir.Scatter):
         return None
-    vec = permute_index(soac, tenv)
-    if vec is None:
+    target = indexed_target(soac, tenv, sites, MSG_SCATTER)
+    if target is None:
         return None
-    code = sites.memo.get(("target", soac.loc, MSG_SCATTER))
-    if code is None:
-        return None
+    vec, code = target
     write = lift_map(kname, soac, tenv, ctx, sites, strategy, permute=(vec, code, "last"))
     if write is None:
         return None

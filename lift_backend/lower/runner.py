@@ -492,9 +492,9 @@ class OpenCLRunner:
             and all(0 < int(ctx[a[1]]) <= _INT_MAX for a in lm.args if a[0] == "len")
 
     @staticmethod
-    def _lift_carry(ls: Any, ctx: list) -> bool:
-        """Whether a REDUCE's or SCAN's carry phase is the Lift program: it exists and the
-        chunk count fits its ``int`` (the chunks are far fewer than ``INT_MAX``)."""
+    def _lift_carry(ls: Any) -> bool:
+        """Whether a REDUCE's or SCAN's carry phase is the Lift program: it exists (the chunk
+        count, at most ``max_chunks``, always fits its ``int``)."""
         return "lift_carry" in ls.info
 
     def _launch_lift(self, kern: Any, lm: Any, host: list, n: int, outs: list, chunks: int = 0,
@@ -911,7 +911,7 @@ class OpenCLRunner:
                     carry2 = [self._alloc(dt.itemsize * P2) for dt in tau]
                     self.launch(K("carry"), 1, ctx + [L(P2)] + parts2 + pstart2 + carry2)
                     self.launch(K("spread"), P2, ctx + [L(P), L(P2)] + parts + ps + carry2 + carry)
-                elif not seg and P and self._lift_carry(ls, ctx):
+                elif not seg and P and self._lift_carry(ls):
                     # the Lift compiler's carry phase: the exclusive scan of the chunk results
                     self._launch_lift(K("liftcarry"), ls.info["lift_carry"], ctx, n, carry, chunks=P,
                                       parts=parts, single=True)
@@ -927,7 +927,7 @@ class OpenCLRunner:
                     self.launch(K("scan"), P, ctx + [L(n), L(P)] + carry + [o.buf for o in outs])
             elif P2:
                 self.launch(K("carry"), 1, ctx + [L(P2)] + parts2 + [o.buf for o in outs])
-            elif P and self._lift_carry(ls, ctx):
+            elif P and self._lift_carry(ls):
                 # the Lift compiler's carry phase: the chunk results folded in order from init
                 self._launch_lift(K("liftcarry"), ls.info["lift_carry"], ctx, n, [o.buf for o in outs],
                                   chunks=P, parts=parts, single=True)
@@ -1008,7 +1008,7 @@ class OpenCLRunner:
                 outs.append(o)
             win = self._alloc(4 * max(m, 1))
             self.cl.enqueue_fill_buffer(self.queue, win, np.int32(-1), 0, 4 * max(m, 1))
-            lc, lw = ls.info.get("lift_claim"), ls.info.get("lift_write")
+            lc, lw = ls.info.get("lift_claim"), ls.info.get("lift_scatter")
             if lc is not None and lw is not None and ok and 0 < m <= _INT_MAX \
                     and self._lift_fits(lc, ctx, n) and self._lift_fits(lw, ctx, n):
                 # the kernels the Lift compiler wrote (lift_scatter.py): the claim

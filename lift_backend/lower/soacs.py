@@ -894,7 +894,7 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
             from .lift_scatter import lift_scatter
             pair = lift_scatter(kname, soac, tenv, ctx, sites, strategy)
             if pair is not None:
-                for key, lm in zip(("lift_claim", "lift_write"), pair):
+                for key, lm in zip(("lift_claim", "lift_scatter"), pair):
                     b.phases.append(Phase(lm.name, lm.text(), lm.kernel.source, compiled=True))
                     info[key] = lm
         else:

@@ -7,6 +7,9 @@ floating-point sums and scans, which the OpenCL runner regroups by chunk (see ``
 """
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any, Iterable, Optional, Sequence
 
 import numpy as np
@@ -208,3 +211,16 @@ __all__ = ["th", "pull", "op2", "length", "seg", "kernel", "one", "check", "asse
            "executor", "rows_to_sd", "FEW", "BIG", "ODD_SIZES", "FLOAT_SUM_RTOL",
            "INT", "INT64", "FLOAT", "BOOL", "CHAR", "SD", "VecT", "const", "prim", "var", "Index",
            "Length", "SegVec"]
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run_nesl(tmp_path: Path, src: str, backend: str, name: str = "p.nesl") -> tuple[int, str, str]:
+    """``nessie run --backend BACKEND`` of the NESL source ``src`` (written to ``tmp_path/name``):
+    (exit status, stdout, stderr)."""
+    f = tmp_path / name
+    f.write_text(src)
+    r = subprocess.run([sys.executable, "-m", "nessie", "run", "--backend", backend, str(f)],
+                       capture_output=True, text=True, cwd=ROOT, timeout=600)
+    return r.returncode, r.stdout, r.stderr

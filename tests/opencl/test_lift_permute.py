@@ -23,7 +23,7 @@ from lift_backend import compile_program, parse
 from lift_backend.lower import print_lift
 from lift_backend.lower.runner import OpenCLRunner
 
-from .ocl_helpers import (FEW, BIG, CHAR, FLOAT, INT, INT64, ODD_SIZES, SD, L, VecT, check, const, kernel,
+from .ocl_helpers import (run_nesl, FEW, BIG, CHAR, FLOAT, INT, INT64, ODD_SIZES, SD, L, VecT, check, const, kernel,
                           length, prim, seg, th, var)
 from lambda_cu.ir import Index
 
@@ -170,14 +170,6 @@ permute([] int, [] int);
 permute("abc", [2, 1, 0]);
 permute([1.5], [0]);
 """
-
-
-def run_nesl(tmp_path, src, backend):
-    f = tmp_path / "p.nesl"
-    f.write_text(src)
-    r = subprocess.run([sys.executable, "-m", "nessie", "run", "--backend", backend, str(f)],
-                       capture_output=True, text=True, cwd=ROOT, timeout=600)
-    return r.returncode, r.stdout, r.stderr
 
 
 @pytest.mark.parametrize("tail", ["", "permute(v, [0, 1, 2, 3, 4, 5, 7]);\n", "permute(v, [0, 1, 2, 3, 4, 5, 5]);\n",

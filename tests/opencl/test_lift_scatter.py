@@ -22,7 +22,7 @@ from lift_backend import compile_program, parse
 from lift_backend.lower import print_lift
 from lift_backend.lower.runner import OpenCLRunner, lower_kernel
 
-from .ocl_helpers import BIG, FLOAT, INT, INT64, ODD_SIZES, L, VecT, check, const, kernel, length, prim, th, var
+from .ocl_helpers import run_nesl, BIG, FLOAT, INT, INT64, ODD_SIZES, L, VecT, check, const, kernel, length, prim, th, var
 
 pytestmark = pytest.mark.opencl
 
@@ -49,14 +49,14 @@ SCATTERS = scatters()
 
 
 def lifted(prog, strategy="cpu"):
-    return [ls for k in prog.kernels for ls in lower_kernel(k, strategy=strategy) if "lift_write" in ls.info]
+    return [ls for k in prog.kernels for ls in lower_kernel(k, strategy=strategy) if "lift_scatter" in ls.info]
 
 
 def test_scatters_are_lift_programs():
     ls = lifted(SCATTERS)
     assert [x.soac for x in ls] == [k.binds[0].soac for k in SCATTERS.kernels]
     for x in ls:
-        claim, write = x.info["lift_claim"], x.info["lift_write"]
+        claim, write = x.info["lift_claim"], x.info["lift_scatter"]
         assert "scatterMaxIdx(M)(ix, mapGlb(0)(toGlobal(" in claim.text()
         assert "scatterLastIdx(ix, win, mapGlb(0)(toGlobal(" in write.text()
         for lm in (claim, write):
@@ -81,7 +81,7 @@ def test_not_lift_programs():
 
 def test_a_gpu_strides():
     for x in lifted(SCATTERS, strategy="gpu"):
-        for key in ("lift_claim", "lift_write"):
+        for key in ("lift_claim", "lift_scatter"):
             assert "for (int gl_id = get_global_id(0); gl_id < N; gl_id += get_global_size(0))" in \
                 x.info[key].kernel.source
 
@@ -183,14 +183,6 @@ v <- {(rem(i * 3, 5), i * 100) : i in index(9)};
 [1, 2] <- [] (int, int);
 {a <- b : a in [[1, 2, 3], [4], []]; b in [[(0, 9), (0, 8)], [(0, 7)], [] (int, int)]};
 """
-
-
-def run_nesl(tmp_path, src, backend):
-    f = tmp_path / "p.nesl"
-    f.write_text(src)
-    r = subprocess.run([sys.executable, "-m", "nessie", "run", "--backend", backend, str(f)],
-                       capture_output=True, text=True, cwd=ROOT, timeout=600)
-    return r.returncode, r.stdout, r.stderr
 
 
 @pytest.mark.parametrize("tail", ["", "v <- [(0, 1), (5, 2)];\n", "v <- [(-1, 1)];\n",
