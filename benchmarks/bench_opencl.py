@@ -6,11 +6,13 @@ For each workload the NESL function is flattened, fused and lowered once; its in
 the device once ("data already on the device", as the peers get theirs); then each call is timed
 (median of --repeat, after a warm-up call that also builds the kernels) up to the device's
 completion.  Fused and unfused programs are both timed, with their device launches per call.
-Peers in the same process: numpy / scipy on a CPU device, CuPy (cuBLAS, cuSPARSE, cupy.sort) on
+Peers in the same process: numpy / scipy (csr @ v, ConvexHull) on a CPU device, CuPy (cuBLAS, cuSPARSE, cupy.sort) on
 a GPU device when CuPy is importable.  Writes DIR/bench.json, DIR/bench.md and, with matplotlib,
 DIR/bench.png (fused vs unfused time per workload).  Measurements, never assertions.
 """
 from __future__ import annotations
+
+from typing import Optional
 
 import argparse
 import json
@@ -46,6 +48,23 @@ SOURCES = {
         greater = {e in a | e > pivot};
         result = {qsort(v) : v in [lesser, greater]}
     in result[0] ++ equal ++ result[1];""", "qsort"),
+    # nesl_examples/quickhull.nesl's functions
+    "quickhull": ("""function cross_product(o, line) =
+  let (xo, yo) = o;
+      ((x1, y1), (x2, y2)) = line
+  in (x1 - xo) * (y2 - yo) - (y1 - yo) * (x2 - xo);
+function hsplit(points, p1, p2) =
+  let cross = {cross_product(p, (p1, p2)) : p in points};
+      packed = {p in points; c in cross | plusp(c)}
+  in if #packed < 2 then [p1] ++ packed
+     else
+       let pm = points[max_index(cross)]
+       in flatten({hsplit(packed, l, r) : l in [p1, pm]; r in [pm, p2]});
+function quickhull(points) : [(float, float)] -> [(float, float)] =
+  let xs = {x : (x, y) in points};
+      minx = points[min_index(xs)];
+      maxx = points[max_index(xs)]
+  in hsplit(points, minx, maxx) ++ hsplit(points, maxx, minx);""", "quickhull"),
 }
 
 
@@ -74,6 +93,11 @@ def inputs(name: str, n: int, rng):
     if name == "quicksort":
         a = rng.integers(-2**31, 2**31 - 1, n).astype(np.int32)
         return [a], (a,)
+    if name == "quickhull":
+        # uniform in the unit disk: about n^(1/3) hull points
+        r, t = np.sqrt(rng.random(n)), rng.random(n) * 2 * np.pi
+        x, y = r * np.cos(t), r * np.sin(t)
+        return [x, y], (np.stack([x, y], axis=1),)
     raise KeyError(name)
 
 
@@ -120,6 +144,13 @@ def peers(name: str, data, gpu: bool):
     elif name == "quicksort":
         a = data[0]
         out["numpy.sort"] = lambda: np.sort(a)
+    elif name == "quickhull":
+        try:
+            from scipy.spatial import ConvexHull
+        except ImportError:
+            return out
+        pts = data[0]
+        out["scipy ConvexHull"] = lambda: ConvexHull(pts)
     return out
 
 
@@ -169,10 +200,27 @@ def nessie_call(name: str, fuse: bool, leaves: list, runner: OpenCLRunner):
     runner.finish()
 
     def call():
-        ex._call(f, args)
+        r = ex._call(f, args)
         runner.sync()
         runner.finish()
+        return r
     return call
+
+
+def same_as_peer(name: str, result, pdata, runner: OpenCLRunner) -> Optional[bool]:
+    """Whether a workload's NESL result is the peer's (None: not compared).  Quickhull: the hull's
+    points, as a set, are scipy's hull vertices (points in general position: no ties)."""
+    if name == "quickhull":
+        try:
+            from scipy.spatial import ConvexHull
+        except ImportError:
+            return None
+        pts = pdata[0]
+        xs, ys = (runner.to_host(v) for v in result)
+        got = set(zip(xs.tolist(), ys.tolist()))
+        want = set(map(tuple, pts[ConvexHull(pts).vertices].tolist()))
+        return got == want
+    return None
 
 
 def examples(args) -> int:
@@ -278,7 +326,8 @@ def main(argv=None) -> int:
     runner = OpenCLRunner(args.device)
     gpu = runner.c.is_gpu
     sizes = {"dotp": 10**8 if gpu else 10**7, "norm2": 10**8 if gpu else 10**7,
-             "sparse_mxv": 10**7 if gpu else 10**6, "quicksort": 10**7 if gpu else 10**6}
+             "sparse_mxv": 10**7 if gpu else 10**6, "quicksort": 10**7 if gpu else 10**6,
+             "quickhull": 10**7 if gpu else 10**6}
     rng = np.random.default_rng(0)
     rows = []
     copy_bw = None          # measured once, on the first workload with a bandwidth column
@@ -290,7 +339,10 @@ def main(argv=None) -> int:
         for fuse in (True, False):
             call = nessie_call(name, fuse, leaves, runner)
             before = runner.stats.launches
-            call()
+            res = call()
+            same = same_as_peer(name, res, pdata, runner)
+            if same is not None:
+                row["same_as_peer_" + ("fused" if fuse else "unfused")] = same
             row["launches_" + ("fused" if fuse else "unfused")] = runner.stats.launches - before
             row["nessie_" + ("fused" if fuse else "unfused") + "_s"] = timed(call, args.repeat)
         for pname, fn in peers(name, pdata, gpu).items():
@@ -315,13 +367,19 @@ def main(argv=None) -> int:
                               ("launches_fused", "launches_unfused", "nessie_fused_s",
                                "nessie_unfused_s")}}, f, indent=2)
     lines = [f"Device: {dev}", "",
-             "| workload | n | fused | unfused | device launches fused/unfused | peer | peer time | fused/peer |",
-             "|---|---|---|---|---|---|---|---|"]
+             "| workload | n | fused | unfused | device launches fused/unfused | peer | peer time | fused/peer "
+             "| result = peer's |",
+             "|---|---|---|---|---|---|---|---|---|"]
+
+    def same(r):
+        v = [r[k] for k in ("same_as_peer_fused", "same_as_peer_unfused") if k in r]
+        return "-" if not v else "yes" if all(v) else "NO"
     for r in rows:
         lines.append(f"| {r['workload']} | {r['n']:.0e} | {r['nessie_fused_s'] * 1e3:.2f} ms | "
                      f"{r['nessie_unfused_s'] * 1e3:.2f} ms | {r['launches_fused']}/{r['launches_unfused']} | "
                      f"{r.get('peer', '-')} | "
-                     + (f"{r['peer_s'] * 1e3:.2f} ms | {r['ratio_fused_to_peer']:.2f}x |" if 'peer_s' in r else "- | - |"))
+                     + (f"{r['peer_s'] * 1e3:.2f} ms | {r['ratio_fused_to_peer']:.2f}x |" if 'peer_s' in r else "- | - |")
+                     + f" {same(r)} |")
     bw = [r for r in rows if "fraction_of_copy_bandwidth" in r]
     if bw:
         lines += ["", "Bandwidth of the fused program: the bytes the workload has to move at the "

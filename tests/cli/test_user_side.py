@@ -269,15 +269,18 @@ def test_bench_examples_plot_and_table(tmp_path):
 def test_bench_peers_table_json_and_plot(tmp_path):
     """The peer comparison (the GPU script's step) at a tiny scale: every row, the totals, the
     table and the plot (a KeyError in the totals once ended it after the last workload)."""
-    p = subprocess.run([sys.executable, "benchmarks/bench_opencl.py", "--only", "dotp,quicksort",
+    p = subprocess.run([sys.executable, "benchmarks/bench_opencl.py", "--only", "dotp,quicksort,quickhull",
                         "--scale", "1e-4", "--repeat", "1", "--out", str(tmp_path)],
                        capture_output=True, text=True, cwd=ROOT, timeout=600)
     assert p.returncode == 0 and "Traceback" not in p.stderr, p.stderr
     data = json.loads((tmp_path / "bench.json").read_text())
     rows = {r["workload"]: r for r in data["rows"]}
-    assert sorted(rows) == ["dotp", "quicksort"]
+    assert sorted(rows) == ["dotp", "quickhull", "quicksort"]
     for r in rows.values():
         assert r["launches_fused"] > 0 and r["nessie_fused_s"] > 0 and r["peer_s"] > 0
+    # quickhull's hull, fused and unfused, is scipy's (its points as a set)
+    assert rows["quickhull"]["same_as_peer_fused"] is True
+    assert rows["quickhull"]["same_as_peer_unfused"] is True
     assert data["totals"]["launches_fused"] == sum(r["launches_fused"] for r in rows.values())
     assert "| dotp | 1e+03 |" in (tmp_path / "bench.md").read_text()
     assert (tmp_path / "bench.png").read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
