@@ -6,8 +6,8 @@ For each workload the NESL function is flattened, fused and lowered once; its in
 the device once ("data already on the device", as the peers get theirs); then each call is timed
 (median of --repeat, after a warm-up call that also builds the kernels) up to the device's
 completion.  Fused and unfused programs are both timed, with their device launches per call.
-Peers in the same process: numpy / scipy (csr @ v, ConvexHull) on a CPU device, CuPy (cuBLAS, cuSPARSE, cupy.sort) on
-a GPU device when CuPy is importable.  Writes DIR/bench.json, DIR/bench.md and, with matplotlib,
+Peers in the same process: numpy / scipy (csr @ v, ConvexHull) on a CPU device, CuPy (cuBLAS,
+cuSPARSE, cupy.sort) on a GPU device when CuPy is importable.  Writes DIR/bench.json, DIR/bench.md and, with matplotlib,
 DIR/bench.png (fused vs unfused time per workload).  Measurements, never assertions.
 """
 from __future__ import annotations
