@@ -34,7 +34,8 @@ program
   that value once, ``(\\r -> uf_out(failIf(r._k, r._0), r._1, ...))(toPrivate(uf)(...))``, and
   ``failIf`` reports each flag with its site's code.
 * Segment-descriptor fields (``seg_offsets(sd)[r]``, ...) are int vectors like the others,
-  except segment ids that a CPU computes by walking the offsets (no buffer exists).
+  except segment ids that a CPU computes by walking the offsets (no buffer exists; a
+  segmented reduction's own ids are its rows' indices, below).
 
 It is built with :mod:`lift_backend.ir.builders` and compiled by
 :func:`lift_backend.compile_program` (types, address spaces, memory, control flow, barriers,
@@ -57,13 +58,25 @@ exclusively (``toGlobal(scanSeq(step, init))``, one result an element, the accum
 it, as λcu's SEG_SCAN), the joined rows -- ``offs[M - 1] - offs[0]`` elements, Lift's
 telescoping sum -- its output.
 
+A SEG_REDUCE's or SEG_SCAN's thunk may read the segment ids of its own descriptor at its index
+(``seg_ids(sd)[i]``, which a CPU walks from the offsets: no buffer exists): element ``i`` of row
+``s`` lies in segment ``s``, so the rows are zipped with their indices, ``zip(splitOffsets(offs,
+zip(...)), generate(M - 1))``, and the row's index ``row._1`` is the id the user functions get
+(an ``arrayAccess(w, row._1)`` for ``w[seg_ids(sd)[i]]``); the fold's step is built inside the
+row's function.  Ids of another descriptor, or at a computed index, are not lifted.
+
+A subscript the hand-written phase does not number (it computed an equal one before: its value
+numbering) reports the site of the earlier equal subscript, equal up to ``let`` names and
+inlined subscripts (:func:`_canon`), where that site is unique.
+
 A ONCE is the map of length 1 whose thunk ignores its index (:func:`lift_once`).  A scalar an
 earlier SOAC of the kernel left on the device (a ``devscalar`` context parameter) is a program
 parameter ``d: [t]1`` read as ``arrayAccess(d, 0)``: a constant index its length admits, read
 without a check.
 
 What is not yet a Lift program (the hand-written phase runs): thunks that read lengths as values,
-segment ids a CPU walks, or an index or condition with a failing primitive.  An index that uses ``let``
+segment ids a CPU walks (but a segmented reduction's or scan's own, above), or an index or
+condition with a failing primitive.  An index that uses ``let``
 variables of the thunk is computed with those ``let``s (their right-hand sides run again in the
 index's user function).  λcu ``bool`` is Lift's ``bool`` (a ``uchar`` in C); λcu ``char`` (codes
 0..255) is Lift's ``char``, read through ``uchar`` in the user function.
@@ -197,6 +210,43 @@ def _wrap(e: ir.Exp, lets: tuple) -> ir.Exp:
     for vs, rhs in reversed(lets):       # innermost first
         if any(v.name in ir.free_vars(e) for v in vs):
             e = ir.Let(vs, rhs, e)
+    return e
+
+
+def _canon(e: ir.Exp, ats: list, env: Optional[dict] = None):
+    """A value of ``e`` (an index of the rewritten thunk) equal for equal computations: the
+    subscripts at computed indices (``%at`` variables) and the ``let``s inlined, locations left
+    out -- two subscripts of one vector whose indices are equal read the same element (the
+    hand-written phase computes such a read once, see ``CGen._memo``)."""
+    env = env or {}
+    if isinstance(e, ir.Var):
+        if e.name in env:
+            return env[e.name]
+        at = next((a for a in ats if a.var == e.name), None)
+        if at is not None:
+            return ("at", at.vec, _canon(at.idx, ats))
+        return ("var", e.name)
+    if isinstance(e, ir.Let):
+        rhs = _canon(e.rhs, ats, env)
+        inner = dict(env)
+        if len(e.vars) == 1:
+            inner[e.vars[0].name] = rhs
+        else:
+            inner.update({v.name: ("proj", rhs, j) for j, v in enumerate(e.vars)})
+        return _canon(e.body, ats, inner)
+    if isinstance(e, ir.Exp):
+        out = [type(e).__name__]
+        for fld in dataclasses.fields(e):
+            if fld.name == "loc":
+                continue
+            x = getattr(e, fld.name)
+            if isinstance(x, ir.Exp):
+                out.append(_canon(x, ats, env))
+            elif isinstance(x, tuple):
+                out.append(tuple(_canon(y, ats, env) if isinstance(y, ir.Exp) else y for y in x))
+            else:
+                out.append(x)
+        return tuple(out)
     return e
 
 
@@ -470,8 +520,19 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
             return None
         return t.elem, t.elem
 
-    if not reads:
-        reads[INDEX] = "%lift0"     # a constant map: over generate(N), its element unused
+    # the segment ids of a SEG_REDUCE's or SEG_SCAN's own descriptor read at its index: in its
+    # rows plan element i of row s lies in segment s, so the id is the row's index (an element
+    # of generate(M - 1) zipped with the rows), not a vector: no buffer needed, none walked
+    own_ids = f"{soac.sd.name}.ids" if isinstance(soac, (ir.SegReduce, ir.SegScan)) and \
+        isinstance(soac.sd, ir.Var) and not carry_phase else None
+    if own_ids in reads and segtypes.get(own_ids) is not None and soac.sd.name in tenv:
+        segid = own_ids
+    else:
+        segid = None
+    if not reads or set(reads) == {segid}:
+        # a constant map (or one reading only its segment's id): over generate(N), its
+        # element unused
+        reads[INDEX] = f"%lift{len(reads)}"
     ins = []                        # (λcu vector name or INDEX, buffer element type, value type)
     for name in reads:
         if name == INDEX:
@@ -479,6 +540,10 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
             if not isinstance(it, IntT):
                 return None
             ins.append((INDEX, it, it))
+            continue
+        if name == segid:
+            # the row's index: an int (the runner launches only while the count is below INT_MAX)
+            ins.append((segid, IntT(32), segtypes[segid]))
             continue
         vt = vec_types(name)
         if vt is None:
@@ -493,10 +558,11 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
             # the hand-written phase reads an equal subscript that runs before this one on
             # every path to it once: that one's site (it fails first).  Which one, when several
             # earlier subscripts are equal, is not known here: then the MAP is not lifted
-            equal = [c for a, c in zip(ats, codes) if a.vec == at.vec and a.idx == at.idx]
+            key = _canon(ir.Index(ir.Var(at.vec), at.idx), ats)
+            equal = {c for a, c in zip(ats, codes) if _canon(ir.Index(ir.Var(a.vec), a.idx), ats) == key}
             if len(equal) != 1:
                 return None
-            code = equal[0]
+            code, = equal
         codes.append(code)
     # the scalars the thunks read: host parameters of the SOAC's context only
     local = set(reads.values()) | {at.var for at in ats}
@@ -639,8 +705,8 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
 
     N = size_var("N")
     PV = size_var("P")          # a REDUCE's number of chunks
-    vec_names = [name for name, _, _ in ins if name != INDEX]
-    elem_of = {name: e for name, e, _ in ins if name != INDEX}
+    vec_names = [name for name, _, _ in ins if name not in (INDEX, segid)]
+    elem_of = {name: e for name, e, _ in ins if name not in (INDEX, segid)}
     lens = {name: N for name in vec_names}          # the vectors read at the map's index
     len_of: dict = {}                               # the others: a length each
     for at in ats:
@@ -666,7 +732,12 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
         vparams = dict(zip(vec_names, ps[:len(vec_names)]))
         ss = tuple(FunCall(At(None), (p, Literal("0", ScalarType("int")))) if cn in on_device else p
                    for (cn, _), p in zip(sc_params, ps[len(vec_names):len(vec_names) + len(sc_params)]))
-        vs = [FunCall(Generate(N), ()) if name == INDEX else vparams[name] for name, _, _ in ins]
+        # the zipped inputs (all but the segment id, the row's index) and the position in the
+        # zip of each of ins
+        zpos = {k: j for j, k in enumerate(k for k, (name, _, _) in enumerate(ins) if name != segid)}
+        vs = [FunCall(Generate(N), ()) if name == INDEX else vparams[name] for name, _, _ in ins
+              if name != segid]
+        row_id = [None]         # the segment id of the row being folded (a SEG_REDUCE's, ...)
         host_at: dict = {}                  # a host scalar's first position among the scalars
         pos = 0
         for name in sorted(host):
@@ -681,7 +752,9 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
                 if at.var == v:
                     return access(k, elem_expr)
             k = next(k for k, (name, _, _) in enumerate(ins) if reads[name] == v)
-            return elem_expr(k)
+            if ins[k][0] == segid:
+                return row_id[0]
+            return elem_expr(zpos[k])
 
         def computed(how, e: ir.Exp, elem_expr):
             if how[0] == "var":
@@ -714,10 +787,10 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
             return FunCall(lam(checked_result, ["r"]), (FunCall(toPrivate(uf), call.args),))
 
         if len(vs) == 1:
-            fn = lam(lambda x: apply_main(lambda k: x), ["x"])
+            fn = None if segid else lam(lambda x: apply_main(lambda k: x), ["x"])
             data = vs[0]
         else:
-            fn = lam(lambda t: apply_main(lambda k: FunCall(Get(k), (t,))), ["t"])
+            fn = None if segid else lam(lambda t: apply_main(lambda k: FunCall(Get(k), (t,))), ["t"])
             data = zip_(*vs)
         if reduce_parts is None and permute is not None:
             # a PERMUTE: element k written at ix[k], checked and written once (lift_permute.py)
@@ -765,21 +838,31 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
 
         def elem(t):
             return apply_main((lambda k: t) if len(vs) == 1 else (lambda k: FunCall(Get(k), (t,))))
-        step = lam(lambda acc, t: FunCall(op_uf, (acc, elem(t)) + tuple(ss)), ["acc", "t"])
-        if isinstance(soac, ir.SegReduce):
+        step = None if segid else lam(lambda acc, t: FunCall(op_uf, (acc, elem(t)) + tuple(ss)), ["acc", "t"])
+        if isinstance(soac, (ir.SegReduce, ir.SegScan)):
             # a SEG_REDUCE's rows plan: work-item s folds segment s, the descriptor's offsets
-            # (one more than segments) cutting the zipped inputs into a position-dependent array
+            # (one more than segments) cutting the zipped inputs into a position-dependent array;
+            # a SEG_SCAN's: work-item s scans segment s exclusively from init, one result per
+            # element (the accumulator before it), the joined rows the output
             offs = ps[len(vec_names) + len(sc_params)]
-            fold = reduceSeq(step, FunCall(toPrivate(init_uf), tuple(ss)))
-            chunk = lam(lambda row: toGlobal(mapSeq(id_uf))(fold(row)), ["row"])
-            return join()(mapGlb(chunk)(splitOffsets(offs, data)))
-        if isinstance(soac, ir.SegScan):
-            # a SEG_SCAN's rows plan: work-item s scans segment s exclusively from init, one
-            # result per element (the accumulator before it), the joined rows the output
-            offs = ps[len(vec_names) + len(sc_params)]
-            chunk = lam(lambda row: toGlobal(scanSeq(step, FunCall(toPrivate(init_uf), tuple(ss))))(row),
-                        ["row"])
-            return join()(mapGlb(chunk)(splitOffsets(offs, data)))
+
+            def segment(row):
+                init = FunCall(toPrivate(init_uf), tuple(ss))
+                if segid:
+                    # the thunk's seg_ids(sd)[i] is the row's index s (the step of row s)
+                    row_id[0] = FunCall(Get(1), (row,))
+                    row = FunCall(Get(0), (row,))
+                    st = lam(lambda acc, t: FunCall(op_uf, (acc, elem(t)) + tuple(ss)), ["acc", "t"])
+                else:
+                    st = step
+                if isinstance(soac, ir.SegScan):
+                    return toGlobal(scanSeq(st, init))(row)
+                return toGlobal(mapSeq(id_uf))(reduceSeq(st, init)(row))
+            rows = splitOffsets(offs, data)
+            if segid:
+                # each row zipped with its index: generate(M - 1), one a segment
+                rows = zip_(rows, FunCall(Generate(A.sub(MV, 1)), ()))
+            return join()(mapGlb(lam(segment, ["row"]))(rows))
         rows = partition(PV, lambda c: A.sub(A.div(A.mul(A.add(c, 1), N), PV), A.div(A.mul(c, N), PV)))
         if scan_phase:
             # a SCAN's last pass: chunk c scans its elements again from its carry-in (the
@@ -862,7 +945,7 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
             args.append(byname[kp.name])
         else:   # pragma: no cover - a lowering bug
             raise LowerError(f"the Lift kernel of {kname} has an unexpected parameter {kp}\n{file_text_of(prog)}")
-    inputs = tuple(where[name][1] for name, _, _ in ins if name != INDEX)
+    inputs = tuple(where[name][1] for name, _, _ in ins if name not in (INDEX, segid))
     if permute is not None:
         inputs += (where[permute[0]][1],)     # the index vector has the permutation's length
     return LiftMap(prog, kern, inputs, tuple(args))
