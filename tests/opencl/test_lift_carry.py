@@ -17,7 +17,7 @@ from lift_backend import compile_program, parse
 from lift_backend.lower import print_lift
 from lift_backend.lower.runner import OpenCLRunner, lower_kernel
 
-from .ocl_helpers import (BIG, FLOAT, INT, ODD_SIZES, VecT, check, const, kernel, length, op2, prim,
+from .ocl_helpers import (cpu_plan_runner, BIG, FLOAT, INT, ODD_SIZES, VecT, check, const, kernel, length, op2, prim,
                           th, var)
 
 pytestmark = pytest.mark.opencl
@@ -62,7 +62,7 @@ def test_the_carry_phases_are_lift_programs():
 
 
 def test_the_lift_carry_kernels_are_what_run():
-    r = OpenCLRunner(profile=True)
+    r = cpu_plan_runner()
     rng = np.random.default_rng(2)
     n = 50000
     check(combos(), [r], rng.standard_normal(n), rng.integers(-50, 50, n).astype(np.int32), np.int32(3),

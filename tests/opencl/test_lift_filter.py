@@ -22,7 +22,7 @@ from lambda_cu.types import BOOL, CHAR, FLOAT, INT, TupleT
 from lift_backend import compile_program, parse
 from lift_backend.lower.runner import OpenCLRunner, lower_kernel
 
-from .ocl_helpers import BIG, ODD_SIZES, L, VecT, check, const, kernel, length, prim, th, var
+from .ocl_helpers import cpu_plan_runner, BIG, ODD_SIZES, L, VecT, check, const, kernel, length, prim, th, var
 
 pytestmark = pytest.mark.opencl
 
@@ -161,7 +161,7 @@ def test_a_failing_predicate_reports_its_site(runners):
 def test_the_lift_kernels_are_what_run():
     """The runner launches the Lift count and write phases (and a PARTITION's reject phase), not
     the template ``count``/``write`` phases: this fails if the runner's choice is reverted."""
-    r = OpenCLRunner(profile=True, strategy="cpu")
+    r = cpu_plan_runner()
     rng = np.random.default_rng(5)
     check(filters(), [r], *_inputs(rng, 10000), expect_error=False, names=NAMES)
     r.finish_stats()

@@ -11,7 +11,7 @@ from lift_backend import compile_program, parse
 from lift_backend.lower import lower_program, print_lift
 from lift_backend.lower.runner import OpenCLRunner
 
-from .ocl_helpers import (BIG, BOOL, CHAR, FLOAT, INT, INT64, ODD_SIZES, SD, Index, L, Length, SegVec, VecT, check,
+from .ocl_helpers import (cpu_plan_runner, BIG, BOOL, CHAR, FLOAT, INT, INT64, ODD_SIZES, SD, Index, L, Length, SegVec, VecT, check,
                           const, one, prim, th, var)
 
 pytestmark = pytest.mark.opencl
@@ -204,7 +204,7 @@ def test_index_space_maps_equal_numpy(runners, n):
 
 
 def test_lift_kernel_is_what_runs():
-    r = OpenCLRunner(profile=True)
+    r = cpu_plan_runner()
     n = 10000
     check(axpy(), [r], np.ones(n), np.arange(n, dtype=np.int32), np.float64(2.0), expect_error=False)
     r._collect_events()

@@ -18,7 +18,7 @@ from lift_backend import compile_program, parse
 from lift_backend.lower import print_lift
 from lift_backend.lower.runner import OpenCLRunner, lower_kernel
 
-from .ocl_helpers import (FLOAT, INT, L, VecT, check, const, kernel, length, op2, prim, th, var)
+from .ocl_helpers import (cpu_plan_runner, FLOAT, INT, L, VecT, check, const, kernel, length, op2, prim, th, var)
 
 pytestmark = pytest.mark.opencl
 
@@ -68,7 +68,7 @@ def test_onces_and_device_scalar_readers_are_lift_programs():
 
 
 def test_the_lift_kernels_are_what_run():
-    r = OpenCLRunner(profile=True)
+    r = cpu_plan_runner()
     xs = np.arange(10, 20, dtype=np.int32)
     check(onces(), [r], xs, np.array([0.5, 1.5]), np.array([3, 7, 1], np.int32), np.int32(2),
           expect_error=False, names=NAMES)

@@ -23,7 +23,7 @@ from lift_backend import compile_program, parse
 from lift_backend.lower import print_lift
 from lift_backend.lower.runner import OpenCLRunner
 
-from .ocl_helpers import (run_nesl, FEW, BIG, CHAR, FLOAT, INT, INT64, ODD_SIZES, SD, L, VecT, check, const, kernel,
+from .ocl_helpers import (cpu_plan_runner, run_nesl, FEW, BIG, CHAR, FLOAT, INT, INT64, ODD_SIZES, SD, L, VecT, check, const, kernel,
                           length, prim, seg, th, var)
 from lambda_cu.ir import Index
 
@@ -97,7 +97,7 @@ def test_a_gpu_strides():
 
 
 def test_lift_kernel_is_what_runs():
-    r = OpenCLRunner(profile=True)
+    r = cpu_plan_runner()
     n = 5000
     rng = np.random.default_rng(0)
     xs = rng.integers(1, 100, n).astype(np.int32)
@@ -259,7 +259,7 @@ def test_seg_permute_long_segments_run_the_template(runners):
     # few long segments: the runner keeps the template's per-element plan (the rows plan's
     # choice, OpenCLRunner._rows), with the same results
     lengths = [BIG - 5, 5]
-    r = OpenCLRunner(profile=True)
+    r = cpu_plan_runner()
     check(SEG_PERMUTES, [r], np.arange(BIG, dtype=np.int32), _local_perm(lengths, 1), SegDes(lengths), name="S",
           expect_error=False)
     r._collect_events()
@@ -267,7 +267,7 @@ def test_seg_permute_long_segments_run_the_template(runners):
 
 
 def test_seg_permute_lift_rows_are_what_run():
-    r = OpenCLRunner(profile=True)
+    r = cpu_plan_runner()
     lengths = [3, 0, 5, 1] * 50
     check(SEG_PERMUTES, [r], np.arange(sum(lengths), dtype=np.int32), _local_perm(lengths, 2), SegDes(lengths),
           name="S", expect_error=False)

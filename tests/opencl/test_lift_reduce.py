@@ -18,7 +18,7 @@ from lift_backend import compile_program, parse
 from lift_backend.lower import print_lift
 from lift_backend.lower.runner import OpenCLRunner
 
-from .ocl_helpers import (BIG, FLOAT_SUM_RTOL, ODD_SIZES, L, VecT, check, const, kernel, length,
+from .ocl_helpers import (cpu_plan_runner, BIG, FLOAT_SUM_RTOL, ODD_SIZES, L, VecT, check, const, kernel, length,
                           op2, prim, th, var)
 
 pytestmark = pytest.mark.opencl
@@ -159,7 +159,7 @@ def test_a_failing_subscript_reports_its_site(runners):
 
 
 def test_the_lift_kernel_is_what_runs():
-    r = OpenCLRunner(profile=True)
+    r = cpu_plan_runner()
     rng = np.random.default_rng(5)
     n = 100000
     xs, ys, ps, cs = _inputs(rng, n)
@@ -241,7 +241,7 @@ def test_lift_scans_equal_numpy(runners, n):
 
 
 def test_the_lift_scan_kernels_are_what_run():
-    r = OpenCLRunner(profile=True)
+    r = cpu_plan_runner()
     rng = np.random.default_rng(6)
     n = 100000
     xs, ys, ps, cs = _inputs(rng, n)
@@ -314,7 +314,7 @@ def test_lift_segmented_reductions_equal_numpy(runners, lengths):
 
 def test_the_lift_rows_are_what_run_and_report_their_site():
     from lambda_cu.values import SegDes
-    r = OpenCLRunner(profile=True)
+    r = cpu_plan_runner()
     rng = np.random.default_rng(9)
     lengths = [3, 0, 5, 8, 1] * 2000
     n = sum(lengths)
@@ -429,7 +429,7 @@ def _big_rows():
 
 def test_lift_segmented_scans_of_2_20_plus_1_elements():
     from lambda_cu.values import SegDes
-    cpu = OpenCLRunner(profile=True, strategy="cpu")
+    cpu = cpu_plan_runner()
     gpu = OpenCLRunner(cpu.device, strategy="gpu")
     lengths = _big_rows()
     rng = np.random.default_rng(22)
@@ -445,7 +445,7 @@ def test_lift_segmented_scans_of_2_20_plus_1_elements():
 
 def test_the_lift_scan_rows_are_what_run_and_report_their_site():
     from lambda_cu.values import SegDes
-    r = OpenCLRunner(profile=True, strategy="cpu")
+    r = cpu_plan_runner()
     rng = np.random.default_rng(10)
     lengths = [3, 0, 5, 8, 1, 0] * 2000
     n = sum(lengths)

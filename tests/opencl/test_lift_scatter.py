@@ -22,7 +22,7 @@ from lift_backend import compile_program, parse
 from lift_backend.lower import print_lift
 from lift_backend.lower.runner import OpenCLRunner, lower_kernel
 
-from .ocl_helpers import run_nesl, BIG, FLOAT, INT, INT64, ODD_SIZES, L, VecT, check, const, kernel, length, prim, th, var
+from .ocl_helpers import cpu_plan_runner, run_nesl, BIG, FLOAT, INT, INT64, ODD_SIZES, L, VecT, check, const, kernel, length, prim, th, var
 
 pytestmark = pytest.mark.opencl
 
@@ -94,7 +94,7 @@ def _args(n, m, seed=0):
 
 
 def test_lift_kernels_are_what_run():
-    r = OpenCLRunner(profile=True)
+    r = cpu_plan_runner()
     n, m = 5000, 300
     check(SCATTERS, [r], *_args(n, m), name="S", expect_error=False)
     r._collect_events()

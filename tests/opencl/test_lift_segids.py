@@ -20,7 +20,7 @@ from lambda_cu.values import SegDes
 from lift_backend import compile_program, parse
 from lift_backend.lower.runner import OpenCLRunner
 
-from .ocl_helpers import BIG, FLOAT, L, VecT, Index, check, const, kernel, op2, prim, th, var
+from .ocl_helpers import cpu_plan_runner, BIG, FLOAT, L, VecT, Index, check, const, kernel, op2, prim, th, var
 
 pytestmark = pytest.mark.opencl
 
@@ -159,7 +159,7 @@ def test_the_lift_rows_are_what_run_2_20_plus_1():
     """On a CPU the rows of 2^20 + 1 elements in short segments are the Lift kernels (none of the
     template rows or chunks runs), with the same results as the numpy runner and the GPU
     strategy's plan; then a failing gather reports its site."""
-    cpu = OpenCLRunner(profile=True, strategy="cpu")
+    cpu = cpu_plan_runner()
     gpu = OpenCLRunner(cpu.device, strategy="gpu")
     prog, names = programs()
     lengths = _big()

@@ -12,7 +12,7 @@ from lambda_cu.ir import If, Index, Length, Program, Proj, Reduce, SegReduce, Tu
 from lift_backend import compile_program, parse
 from lift_backend.lower.runner import OpenCLRunner, lower_kernel
 
-from .ocl_helpers import (BIG, BOOL, FLOAT, INT, ODD_SIZES, SD, VecT, check, const, kernel, length,
+from .ocl_helpers import (cpu_plan_runner, BIG, BOOL, FLOAT, INT, ODD_SIZES, SD, VecT, check, const, kernel, length,
                           prim, th)
 
 pytestmark = pytest.mark.opencl
@@ -97,7 +97,7 @@ def test_lift_tuple_reductions_equal_numpy(runners, n):
 
 def test_the_lift_tuple_kernels_are_what_run():
     prog, names = reductions()
-    r = OpenCLRunner(profile=True)
+    r = cpu_plan_runner()
     rng = np.random.default_rng(4)
     xs, ps, sd = _args(rng, 20000, 5000)
     check(prog, [r], xs, ps, sd, expect_error=False, names=names, rtol=1e-9)
