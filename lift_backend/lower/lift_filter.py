@@ -170,9 +170,9 @@ def lift_filter_counts(kname: str, soac: ir.Soac, sites: Sites, strategy: str = 
     last) in the positions ``pre`` (``N + 1`` longs) of the write phase, Lift's or the
     template's:
 
-        mapGlb(0)(toGlobal(\\s -> uf(arrayAccess(offs, s), arrayAccess(offs, uf_next(s)),
-                                       arrayAccess(pre, arrayAccess(offs, s)),
-                                       arrayAccess(pre, arrayAccess(offs, uf_next(s)))))) $ generate(S)
+        mapGlb(0)(toGlobal(\\s -> (\\w -> uf(w._0, w._1, arrayAccess(pre, w._0), arrayAccess(pre, w._1)))
+                                   (toPrivate(uf_bounds)(arrayAccess(offs, s), arrayAccess(offs, uf_next(s))))))
+          $ generate(S)
 
     (a SEG_PARTITION's ``uf`` returns the pair kept, rejected: one int buffer each).  The
     offsets of a descriptor are in range; the accesses are checked all the same, a failure
@@ -183,9 +183,9 @@ def lift_filter_counts(kname: str, soac: ir.Soac, sites: Sites, strategy: str = 
     from .. import arith as A
     from ..arith import size_var
     from ..errors import LiftError
-    from ..ir.builders import lam, mapGlb, program, toGlobal, userfun
+    from ..ir.builders import lam, mapGlb, program, toGlobal, toPrivate, userfun
     from ..ir.expr import FunCall
-    from ..ir.patterns import At, Generate
+    from ..ir.patterns import At, Generate, Get
     from ..types import ArrayType, ScalarType, TupleType, c_type_name
     from lambda_cu.errors import MSG_BOUNDS
     from .lift_map import CPU_LOCAL, LiftMap
@@ -202,11 +202,18 @@ def lift_filter_counts(kname: str, soac: ir.Soac, sites: Sites, strategy: str = 
         uf = userfun(f"uf_{kname}_counts", [("a", I), ("e", I), ("pa", L), ("pe", L)], I,
                      "\n  return (int)(pe - pa);\n")
 
+    bounds = userfun(f"uf_{kname}_bounds", [("a", I), ("e", I)], TupleType((I, I)),
+                     f"\n  return ({c_type_name(TupleType((I, I)))}){{a, e}};\n")
+
     def body(offs, pre):
         def seg(s):
-            a = FunCall(At(code), (offs, s))
-            e = FunCall(At(code), (offs, FunCall(nxt, (s,))))
-            return FunCall(uf, (a, e, FunCall(At(code), (pre, a)), FunCall(At(code), (pre, e))))
+            # the segment's bounds read once (a private pair), then pre at each
+            def counts(w):
+                a, e = FunCall(Get(0), (w,)), FunCall(Get(1), (w,))
+                return FunCall(uf, (a, e, FunCall(At(code), (pre, a)), FunCall(At(code), (pre, e))))
+            b = FunCall(toPrivate(bounds), (FunCall(At(code), (offs, s)),
+                                            FunCall(At(code), (offs, FunCall(nxt, (s,))))))
+            return FunCall(lam(counts, ["w"]), (b,))
         return mapGlb(toGlobal(lam(seg, ["s"])))(FunCall(Generate(S), ()))
     prog = program(f"{kname}_liftcounts", [("offs", ArrayType(I, A.add(S, 1))), ("pre", ArrayType(L, A.add(N, 1)))],
                    body)

@@ -81,7 +81,7 @@ def test_seg_filters_are_lift_programs(strategy):
         assert ("lift_reject" in ls.info) == (name == "SP")
         assert "scanSeq(" in ls.info["lift_pre"].text() and "carry: [long]P" in ls.info["lift_pre"].text()
         text = ls.info["lift_segcounts"].text()
-        assert "arrayAccess(pre, arrayAccess(offs, s))" in text and "generate(S)" in text, text
+        assert "arrayAccess(pre, w._0)" in text and "arrayAccess(offs, s)" in text and "generate(S)" in text, text
         for key in keys | {"lift_reject"}:
             lm = ls.info.get(key)
             if lm is None:
