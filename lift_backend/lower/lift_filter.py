@@ -1,6 +1,7 @@
-"""FILTERs and PARTITIONs as Lift programs, compiled by the Lift compiler's own stages.
+"""FILTERs, PARTITIONs and their segmented forms as Lift programs, compiled by the Lift
+compiler's own stages.
 
-The count phase of a (not segmented) FILTER or PARTITION -- chunk ``c`` counts the kept
+The count phase of a FILTER or PARTITION -- chunk ``c`` counts the kept
 elements of ``c * n / P .. (c + 1) * n / P`` into the runner's ``long`` buffer ``counts`` -- is a
 reduction: the REDUCE chunk program of :mod:`lift_map` for the REDUCE
 
@@ -16,6 +17,22 @@ qualifies where that REDUCE does: the thunk and the predicate read their vectors
 element's index or at computed indices and have no checked primitive (a fold has nowhere to
 carry a failure flag); the runner launches it where the template ``count`` phase ran and the
 inputs fit (``OpenCLRunner._lift_fits``).
+
+The write phase is ``filterSeq`` over the same chunks, each compacting its elements to its row
+of the output (:func:`lift_filter_write`; a PARTITION's rejected elements a second such
+program, the predicate negated), launched where the chunk counts were scanned on the host.
+
+A SEG_FILTER or SEG_PARTITION runs the same plan over the ``#seg_ids(sd)`` elements of all its
+segments (balanced chunks, whatever the segments), with the same count, write and rejected
+programs, plus two:
+
+* the positions ``pre`` (``pre[i]`` the output position before element ``i``), the last pass
+  of the SCAN of the kept flags, each chunk scanning from its chunk offset
+  (:func:`lift_filter_pre`; the runner writes ``pre[n]``, the kept total), launched with the
+  Lift write phase (the template write phase records ``pre`` itself);
+* the per-segment counts, a map over the segments reading ``pre`` at the descriptor's offsets
+  (:func:`lift_filter_counts`: kept ``pre[e] - pre[a]``, rejected ``e - a - kept``), launched
+  whichever write phase wrote ``pre``.
 """
 from __future__ import annotations
 
