@@ -7,7 +7,8 @@ The lowering runs without a device (it only builds OpenCL C text and Lift progra
 counts as lifted when at least one of its phases is a compiled Lift program, and as whole when
 every phase of its usual plan on a CPU is (MAP, ONCE, PERMUTE: the map; REDUCE: chunks and carry; SCAN:
 chunks, carry and last pass; FILTER, PARTITION: count and write, the chunk offsets scanned on
-the host; SCATTER: claim and write; the others: none counted yet, their plans keep hand-written
+the host; SEG_FILTER, SEG_PARTITION: those and the positions ``pre`` and per-segment counts;
+SCATTER: claim and write; the others: none counted yet, their plans keep hand-written
 phases).  Which phase the runner launches still depends on sizes at run time (see
 docs/architecture.md)."""
 from __future__ import annotations
@@ -29,7 +30,9 @@ from nessie import driver  # noqa: E402
 WHOLE = {"MAP": ("lift",), "ONCE": ("lift",), "PERMUTE": ("lift",), "REDUCE": ("lift", "lift_carry"),
          "SCAN": ("lift", "lift_carry", "lift_scan"), "FILTER": ("lift_count", "lift_write"),
          "PARTITION": ("lift_count", "lift_write", "lift_reject"),
-         "SCATTER": ("lift_claim", "lift_scatter")}
+         "SCATTER": ("lift_claim", "lift_scatter"),
+         "SEG_FILTER": ("lift_count", "lift_write", "lift_pre", "lift_segcounts"),
+         "SEG_PARTITION": ("lift_count", "lift_write", "lift_reject", "lift_pre", "lift_segcounts")}
 
 
 def coverage(files: list, strategy: str, fuse: bool) -> tuple[dict, list]:

@@ -552,10 +552,14 @@ class CGen:
         if op in ("div", "rem", "mod"):
             if is_float and op == "div":
                 return f"({a[0]} / {a[1]})"
+            fn = {"div": "nz_tdiv", "rem": "nz_rem", "mod": "nz_mod"}[op]
+            if isinstance(e.args[1], ir.Const) and e.args[1].value:
+                # a divisor that is a nonzero constant cannot fail: no site, no check (a thunk
+                # with rem(x, 2) has no failing primitive: its fold can be a Lift program)
+                return f"{fn}_{sfx}({a[0]}, {a[1]})"
             site = self.site(e, e.loc, MSG_DIV0)
             d = self.temp(t0, a[1])
             self.emit(f"if ({d} == 0) {{ {self.err(site)} {d} = 1; }}")
-            fn = {"div": "nz_tdiv", "rem": "nz_rem", "mod": "nz_mod"}[op]
             return f"{fn}_{sfx}({a[0]}, {d})"
         if op == "pow":
             if is_float:

@@ -960,7 +960,8 @@ class OpenCLRunner:
                     kept_n = int(h[0])
             outs = [self.new_vec(kept_n, dt) for dt in tau]
             rej = [self.new_vec(n - kept_n, dt) for dt in tau] if part else []
-            if P and not (P <= self.host_scan and self._launch_write(ls, K, ctx, n, P, h, kept_n, outs, rej)):
+            if P and not (P <= self.host_scan and
+                          self._launch_write(ls, K, ctx, n, P, h, kept_n, outs, rej, counts, pre)):
                 self.launch(K("write"), P, ctx + [L(n), L(P), L(kept_n), counts] + [o.buf for o in outs] +
                             [r.buf for r in rej] + ([pre] if seg else []))
             if not seg:
@@ -969,8 +970,14 @@ class OpenCLRunner:
             rej_l = self.new_vec(sd.count, np.int32) if part else None
             if n == 0:
                 self.cl.enqueue_fill_buffer(self.queue, pre, np.int64(0), 0, 8)
-            self.launch(K("counts"), min(sd.count, self.map_items),
-                        ctx + [L(sd.count), pre, kept_l.buf] + ([rej_l.buf] if part else []))
+            lk = ls.info.get("lift_segcounts")
+            if lk is not None and 0 < sd.count < _INT_MAX and n < _INT_MAX - 1024:
+                # the Lift compiler's per-segment counts: pre read at the descriptor's offsets
+                self._launch_lift(K("liftcounts"), lk, ctx, n, [kept_l.buf] + ([rej_l.buf] if part else []),
+                                  sd=sd, extra={"nseg": np.int32(sd.count), "total": np.int32(n), "pre": pre})
+            else:
+                self.launch(K("counts"), min(sd.count, self.map_items),
+                            ctx + [L(sd.count), pre, kept_l.buf] + ([rej_l.buf] if part else []))
             kept_sd = self._sd_of_lengths(kept_l, kept_n)
             if not part:
                 return outs + [kept_sd]
@@ -1088,7 +1095,7 @@ class OpenCLRunner:
             self.launch(K("count"), P, ctx + [np.int64(n), np.int64(P), counts])
 
     def _launch_write(self, ls: LoweredSoac, K: Any, ctx: list, n: int, P: int, h: np.ndarray,
-                      kept_n: int, outs: list, rej: list) -> bool:
+                      kept_n: int, outs: list, rej: list, counts: Any = None, pre: Any = None) -> bool:
         """A FILTER's write phase as its Lift program (lift_filter.py: filterSeq over the
         chunks, the rows of the output cut by the chunk offsets, uploaded here as ``P + 1`` ints
         from the counts ``h`` read back) where there is one and the sizes fit; False where the
@@ -1098,6 +1105,15 @@ class OpenCLRunner:
         lw = ls.info.get("lift_write")
         if lw is None or not self._lift_fits(lw, ctx, n):
             return False
+        if pre is not None:
+            # a SEG_FILTER's / SEG_PARTITION's positions: each chunk scans its kept flags from
+            # its offset (``counts``, the exclusive scan uploaded by _chunk_offsets), the kept
+            # total last
+            lp = ls.info.get("lift_pre")
+            if lp is None or not self._lift_fits(lp, ctx, n) or (rej and "lift_reject" not in ls.info):
+                return False
+            self._launch_lift(K("liftscan"), lp, ctx, n, [pre], chunks=P, carry=counts)
+            self.cl.enqueue_fill_buffer(self.queue, pre, np.int64(kept_n), 8 * n, 8)
         offs = np.zeros(P + 1, np.int64)
         np.cumsum(h, out=offs[1:])
         plans = [("liftwrite", lw, offs, kept_n, outs)]

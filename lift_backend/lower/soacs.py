@@ -825,12 +825,12 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
             (["global long* pre"] if seg else [])
         b.kernel("write", "join o mapGlb(0)(scatterSeq(positions) o filterSeq(p) o split(ceil(n/P))) $ generate(n)",
                  p3_params, p3)
-        if not seg:
-            # the count and write phases are also Lift programs where lift_filter.py can build them
-            from .lift_filter import lift_filter_phases
-            for key, lp in lift_filter_phases(kname, soac, tenv, ctx, sites, strategy):
-                b.phases.append(Phase(lp.name, lp.text(), lp.kernel.source, compiled=True))
-                info[key] = lp
+        # the count and write phases (and a segmented one's positions and per-segment counts)
+        # are also Lift programs where lift_filter.py can build them
+        from .lift_filter import lift_filter_phases
+        for key, lp in lift_filter_phases(kname, soac, tenv, ctx, sites, strategy):
+            b.phases.append(Phase(lp.name, lp.text(), lp.kernel.source, compiled=True))
+            info[key] = lp
         if seg:
             sd = cname(soac.sd.name)
 

@@ -88,19 +88,20 @@ def test_filters_are_lift_programs():
 
 def test_filters_that_are_not_lift_programs():
     xs = var("xs")
-    # a predicate with a checked primitive: no Lift phase
+    # a predicate with a checked primitive (rem by a variable; by a nonzero constant it cannot
+    # fail): no Lift phase
     rem = Filter(th(("i", INT), Index(xs, i)),
-                 th(("x", INT), prim("eq", prim("rem", x, const(2), loc=L("r:1:1")), const(0))), length("xs"))
+                 th(("x", INT), prim("eq", prim("rem", x, var("m"), loc=L("r:1:1")), const(0))), length("xs"))
     # a computed value: the count is a Lift program, the write phase the template
     twice = Filter(th(("i", INT), prim("mul", Index(xs, i), const(2))), th(("x", INT), prim("gt", x, const(0))),
                    length("xs"))
-    prog = Program((kernel("K", [("xs", VecT(INT))], [("a", rem), ("b", twice)], ["a", "b"]),))
+    prog = Program((kernel("K", [("xs", VecT(INT)), ("m", INT)], [("a", rem), ("b", twice)], ["a", "b"]),))
     a, b = lowered(prog)
     assert not {"lift_count", "lift_write"} & set(a.info)
     assert "lift_count" in b.info and "lift_write" not in b.info
     rng = np.random.default_rng(2)
     for n in (0, 1, 4097):
-        check(prog, [OpenCLRunner()], rng.integers(-5, 5, n).astype(np.int32), expect_error=False)
+        check(prog, [OpenCLRunner()], rng.integers(-5, 5, n).astype(np.int32), np.int32(2), expect_error=False)
 
 
 def _inputs(rng, n, keep="some"):
