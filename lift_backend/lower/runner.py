@@ -1219,7 +1219,12 @@ class OpenCLRunner:
             return out
         keys = [self._alloc(np.dtype(ukey).itemsize * n) for _ in range(2)]
         idx = [self._alloc(4 * n) for _ in range(2)]
-        self.launch(K("keys"), min(n, self.map_items), ctx + [np.int64(n), keys[0], idx[0]])
+        lk = ls.info.get("lift_keys")
+        if lk is not None and self._lift_fits(lk, ctx, n):
+            # the kernel the Lift compiler wrote (lift_rank.py): the order keys and the indices
+            self._launch_lift(K("liftkeys"), lk, ctx, n, [keys[0], idx[0]])
+        else:
+            self.launch(K("keys"), min(n, self.map_items), ctx + [np.int64(n), keys[0], idx[0]])
         # the 256 x P histogram is scanned by one work-item: few chunks
         P = self.chunks(n, cap=256)
         hist = self._alloc(4 * 256 * P)

