@@ -27,7 +27,7 @@ from .expr import (Expr, FunCall, FunDecl, Lambda, Literal, Param, Program, User
 
 __all__ = [
     "userfun", "lam", "program", "compose", "lit", "flit", "dlit", "ilit", "vlit",
-    "map_", "mapSeq", "mapGlb", "mapWrg", "mapLcl", "reduceSeq", "reduce_", "scanSeq", "filterSeq", "iterate", "split",
+    "map_", "mapSeq", "mapGlb", "mapWrg", "mapLcl", "reduceSeq", "reduce_", "scanSeq", "filterSeq", "radixHistSeq", "radixRankSeq", "iterate", "split",
     "join", "gather", "scatter", "zip_", "get", "slide", "pad", "transpose", "id_", "toGlobal",
     "toLocal", "toPrivate", "asVector", "asScalar", "mapVec", "slice_", "gatherIdx", "scatterIdx", "permuteIdx", "scatterMaxIdx", "scatterLastIdx",
     "splitOffsets", "partition", "index_fun", "reverse", "reorderStride", "transposeIdx",
@@ -152,6 +152,18 @@ def filterSeq(p, v=None) -> P.FilterSeq:
     """Sequential compaction: ``filterSeq(p, v)(xs, slots)`` keeps ``v(x)`` of the elements ``x``
     of ``xs`` where ``p`` holds, as many as ``slots`` has elements (``v``: ``id`` by default)."""
     return P.FilterSeq(_fun(p), P.Id() if v is None else _fun(v))
+
+
+def radixHistSeq(shift: int, bits: int) -> P.RadixSeq:
+    """``radixHistSeq(shift, bits)(xs)``: the histogram of the keys' digits ``(k >> shift) &
+    (2^bits - 1)``, ``[int]_{2^bits}``."""
+    return P.RadixSeq(shift, bits)
+
+
+def radixRankSeq(shift: int, bits: int) -> P.RadixSeq:
+    """``radixRankSeq(shift, bits)(xs, starts)``: each key's position in a stable sort by its
+    digit, ``starts[d]`` plus the keys of digit ``d`` before it."""
+    return P.RadixSeq(shift, bits, rank=True)
 
 
 def reduce_(f, init: Expr) -> P.Reduce:

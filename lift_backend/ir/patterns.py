@@ -1,7 +1,8 @@
 """The Lift patterns.
 
 Algorithmic: ``Map`` (map, mapSeq, mapGlb(d), mapWrg(d), mapLcl(d)), ``Reduce`` (reduce,
-reduceSeq, scanSeq), ``FilterSeq`` (filterSeq: sequential compaction), ``Iterate``, ``Id`` (the identity user function), ``MapVec``.
+reduceSeq, scanSeq), ``FilterSeq`` (filterSeq: sequential compaction), ``RadixSeq`` (radixHistSeq, radixRankSeq:
+the sequential passes of a radix sort), ``Iterate``, ``Id`` (the identity user function), ``MapVec``.
 Data layout (views, no memory): ``Split``, ``Join``, ``Gather``, ``Scatter``, ``Zip``, ``Get``,
 ``Slide``, ``Pad``, ``Transpose``, ``AsVector``, ``AsScalar``, ``Slice`` and the patterns for
 segmented data: ``GatherIdx`` (data-dependent gather ``out[k] = v[idx[k]]``),
@@ -132,6 +133,32 @@ class FilterSeq(Pattern):
     value: FunDecl      # the value kept of an element
     name = "filterSeq"
     arity = 2
+
+
+@dataclass(frozen=True)
+class RadixSeq(Pattern):
+    """The sequential passes of an LSD radix sort over a row of unsigned keys (``uint``, or the
+    bits of an ``int`` or ``long``), its digit ``(k >> shift) & (2^bits - 1)``:
+
+    * ``radixHistSeq(shift, bits)(xs)``: the digits' histogram, ``[k]_m -> [int]_{2^bits}``
+      (element ``d`` the number of keys whose digit is ``d``);
+    * ``radixRankSeq(shift, bits)(xs, starts)``: each key's position in a stable sort by the
+      digit, ``[k]_m, [int]_{2^bits} -> [int]_m``: ``starts[d]`` plus the number of keys of
+      digit ``d`` before it in the row (``starts`` a row of the exclusive scan, digit-major, of
+      the histograms of every row: the positions are then a permutation of the whole array).
+
+    Both count in a private array of ``2^bits`` ints (``1 <= bits <= 8``), one work-item a row."""
+    shift: int
+    bits: int
+    rank: bool = False
+
+    @property
+    def name(self):  # type: ignore[override]
+        return "radixRankSeq" if self.rank else "radixHistSeq"
+
+    @property
+    def arity(self):  # type: ignore[override]
+        return 2 if self.rank else 1
 
 
 @dataclass(frozen=True)

@@ -300,6 +300,15 @@ class _Allocator:
                 # memory is its accumulator
                 self.allocate(c, depth, self.typed.app_types[id(f)], self.spaces[id(c)], f.kind)
             return
+        if isinstance(f, P.RadixSeq):
+            # the counters, one a digit: a private array
+            cnt = Memory(self.fresh_name("cnt"), PRIVATE, ScalarType("int"), A.cst(1 << f.bits), "temp")
+            self.memories.append(cnt)
+            self.check_private(cnt, f.name)
+            self.acc_of[id(f)] = cnt
+            if not has_dest:
+                self.allocate(c, depth, self.typed.app_types[id(f)], self.spaces[id(c)], f.name)
+            return
         if isinstance(f, P.FilterSeq):
             # the predicate's value: a private flag, set for each element
             flag = Memory(self.fresh_name("keep"), PRIVATE, base_scalar(ScalarType("bool")), A.ONE,

@@ -40,7 +40,7 @@ KEYWORDS = {"userfun", "program", "o"}
 # names the generated OpenCL C cannot use for parameters and user functions
 VALUE_PATTERNS = {"zip", "gatherIdx", "scatterIdx", "permuteIdx", "scatterLastIdx", "splitOffsets", "arrayAccess", "arrayAccessIf", "failIf"}
 FUNCTION_PATTERNS = {
-    "map", "mapSeq", "mapGlb", "mapWrg", "mapLcl", "reduce", "reduceSeq", "scanSeq", "filterSeq", "iterate", "split",
+    "map", "mapSeq", "mapGlb", "mapWrg", "mapLcl", "reduce", "reduceSeq", "scanSeq", "filterSeq", "radixHistSeq", "radixRankSeq", "iterate", "split",
     "join", "gather", "scatter", "zip", "get", "slide", "pad", "transpose", "id", "toGlobal",
     "toLocal", "toPrivate", "asVector", "asScalar", "mapVec", "slice", "gatherIdx", "scatterIdx", "permuteIdx",
     "scatterMaxIdx", "scatterLastIdx",
@@ -611,6 +611,16 @@ class Parser:
             v = self.fun_arg(scope, "the value function of filterSeq")
             self.expect(")")
             return P.FilterSeq(f, v)
+        if n in ("radixHistSeq", "radixRankSeq"):
+            self.expect("(")
+            stok = self.lx.next()
+            self.expect(",")
+            btok = self.lx.next()
+            self.expect(")")
+            for tok in (stok, btok):
+                if tok.kind != "INT":
+                    raise self.error(f"{n}: the shift and the digit's bits are integer constants", tok)
+            return P.RadixSeq(int(stok.text), int(btok.text), rank=n == "radixRankSeq")
         if n == "iterate":
             (k,) = self.static_args(ar, 1)
             (f,) = self.static_args(lambda: self.fun_arg(scope, "the argument of iterate"), 1)

@@ -30,7 +30,7 @@ def len_var(param_name: str) -> Var:
 
 LOOP_VAR_NAMES = {"mapGlb": "gl_id", "mapWrg": "wg_id", "mapLcl": "l_id", "mapSeq": "i",
                   "map": "i", "reduceSeq": "i", "reduce": "i", "scanSeq": "i",
-                  "filterSeq": "i"}
+                  "filterSeq": "i", "radixHistSeq": "i", "radixRankSeq": "i"}
 
 
 class Repeated(tuple):
@@ -287,6 +287,8 @@ class _Inferer:
             return self.iterate(f, argts[0], call, env)
         if isinstance(f, P.FilterSeq):
             return self.filter_seq(f, argts, call, env)
+        if isinstance(f, P.RadixSeq):
+            return self.radix_seq(f, argts, call, env)
         if isinstance(f, P.LayoutPattern):
             return self.layout(f, argts, call, env)
         raise self.error(f"unknown function {f!r}")
@@ -340,6 +342,29 @@ class _Inferer:
         if st.dependent:
             raise self.error(f"filterSeq: the slots must be a regular array, got the position-dependent {st}")
         return ArrayType(vt, st.length)
+
+    def radix_seq(self, f: P.RadixSeq, argts: List[Type], call: FunCall, env) -> Type:
+        """``radixHistSeq(s, b)(xs)``: ``[k]_m -> [int]_{2^b}``; ``radixRankSeq(s, b)(xs, starts)``:
+        ``[k]_m, [int]_{2^b} -> [int]_m``, for keys ``k`` ``uint``, ``int`` (32 bits) or ``long``
+        (64), ``1 <= b <= 8`` and ``0 <= s``, ``s + b`` at most the key's bits."""
+        at = self.array(argts[0], f.name, 1)
+        k = self.vars.fresh(LOOP_VAR_NAMES[f.name], 0, A.sub(at.length, 1))
+        self.loop_vars[id(f)] = k
+        elem = at.elem_at(k)
+        width = {ScalarType("uint"): 32, ScalarType("int"): 32, ScalarType("long"): 64}.get(elem)
+        if width is None:
+            raise self.error(f"{f.name}: the keys must be uint, int or long, got {elem}")
+        if not 1 <= f.bits <= 8 or f.shift < 0 or f.shift + f.bits > width:
+            raise self.error(f"{f.name}: a digit of 1 to 8 bits within the key's {width} bits, got "
+                             f"shift {f.shift} and {f.bits} bits")
+        size = A.cst(1 << f.bits)
+        if not f.rank:
+            return ArrayType(ScalarType("int"), size)
+        st = self.array(argts[1], f.name, 2)
+        if st.dependent or st.elem != ScalarType("int"):
+            raise self.error(f"{f.name}: the starts must be a regular array of ints, got {st}")
+        self.same_len(f.name, st.length, size, "lengths (the starts, one a digit)")
+        return ArrayType(ScalarType("int"), at.length)
 
     def iterate(self, f: P.Iterate, t: Type, call: FunCall, env) -> Type:
         at = self.regular(self.array(t, "iterate"), "iterate")
