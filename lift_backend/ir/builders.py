@@ -154,16 +154,16 @@ def filterSeq(p, v=None) -> P.FilterSeq:
     return P.FilterSeq(_fun(p), P.Id() if v is None else _fun(v))
 
 
-def radixHistSeq(shift: int, bits: int) -> P.RadixSeq:
-    """``radixHistSeq(shift, bits)(xs)``: the histogram of the keys' digits ``(k >> shift) &
-    (2^bits - 1)``, ``[int]_{2^bits}``."""
-    return P.RadixSeq(shift, bits)
+def radixHistSeq(bits: int, f) -> P.RadixSeq:
+    """``radixHistSeq(bits, f)(xs)``: the histogram of the elements' digits ``f(x) & (2^bits -
+    1)``, ``[int]_{2^bits}``."""
+    return P.RadixSeq(bits, _fun(f))
 
 
-def radixRankSeq(shift: int, bits: int) -> P.RadixSeq:
-    """``radixRankSeq(shift, bits)(xs, starts)``: each key's position in a stable sort by its
-    digit, ``starts[d]`` plus the keys of digit ``d`` before it."""
-    return P.RadixSeq(shift, bits, rank=True)
+def radixRankSeq(bits: int, f) -> P.RadixSeq:
+    """``radixRankSeq(bits, f)(xs, starts)``: each element's position in a stable sort by its
+    digit, ``starts[d]`` plus the elements of digit ``d`` before it."""
+    return P.RadixSeq(bits, _fun(f), rank=True)
 
 
 def reduce_(f, init: Expr) -> P.Reduce:
@@ -266,9 +266,9 @@ def slice_(start, stop) -> P.Slice:
     return P.Slice(A.to_expr(start), A.to_expr(stop))
 
 
-def gatherIdx(idx: Expr, v: Expr) -> FunCall:
-    """``v[idx[k]]`` for every ``k`` (a view)."""
-    return FunCall(P.GatherIdx(), (idx, v))
+def gatherIdx(idx: Expr, v: Expr, code=None) -> FunCall:
+    """``v[idx[k]]`` for every ``k`` (a view; each index checked, reporting ``code``)."""
+    return FunCall(P.GatherIdx(code), (idx, v))
 
 
 def scatterIdx(idx: Expr, v: Expr, code=None) -> FunCall:

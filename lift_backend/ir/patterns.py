@@ -137,19 +137,22 @@ class FilterSeq(Pattern):
 
 @dataclass(frozen=True)
 class RadixSeq(Pattern):
-    """The sequential passes of an LSD radix sort over a row of unsigned keys (``uint``, or the
-    bits of an ``int`` or ``long``), its digit ``(k >> shift) & (2^bits - 1)``:
+    """The sequential passes of an LSD radix sort over a row of elements, each one's digit
+    ``f(x) & (2^bits - 1)`` given by the function ``f`` (to ``int``; e.g. a user
+    function of the element and a shift, ``\\k -> digit(k, sh)``, so one program serves every
+    pass):
 
-    * ``radixHistSeq(shift, bits)(xs)``: the digits' histogram, ``[k]_m -> [int]_{2^bits}``
-      (element ``d`` the number of keys whose digit is ``d``);
-    * ``radixRankSeq(shift, bits)(xs, starts)``: each key's position in a stable sort by the
-      digit, ``[k]_m, [int]_{2^bits} -> [int]_m``: ``starts[d]`` plus the number of keys of
+    * ``radixHistSeq(bits, f)(xs)``: the digits' histogram, ``[t]_m -> [int]_{2^bits}``
+      (element ``d`` the number of elements whose digit is ``d``);
+    * ``radixRankSeq(bits, f)(xs, starts)``: each element's position in a stable sort by the
+      digit, ``[t]_m, [int]_{2^bits} -> [int]_m``: ``starts[d]`` plus the number of elements of
       digit ``d`` before it in the row (``starts`` a row of the exclusive scan, digit-major, of
       the histograms of every row: the positions are then a permutation of the whole array).
 
-    Both count in a private array of ``2^bits`` ints (``1 <= bits <= 8``), one work-item a row."""
-    shift: int
+    Both count in a private array of ``2^bits`` ints (``1 <= bits <= 8``), one work-item a row;
+    the digit is a private variable, computed once an element."""
     bits: int
+    f: FunDecl
     rank: bool = False
 
     @property
@@ -275,7 +278,9 @@ class Slice(LayoutPattern):
 
 @dataclass(frozen=True)
 class GatherIdx(LayoutPattern):
-    """``gatherIdx(idx, v)[k] = v[idx[k]]`` with ``idx`` read from memory (a view)."""
+    """``gatherIdx(idx, v)[k] = v[idx[k]]`` with ``idx`` read from memory (a view), each index
+    checked against ``v``'s length (``code``: as ``At.code``)."""
+    code: Optional[int] = None
     name = "gatherIdx"
     arity = 2
 

@@ -306,6 +306,13 @@ class _Allocator:
             self.memories.append(cnt)
             self.check_private(cnt, f.name)
             self.acc_of[id(f)] = cnt
+            # the digit of each element: a private variable (keyed by the call: the pattern
+            # holds the counters)
+            dig = Memory(self.fresh_name("dig"), PRIVATE, ScalarType("int"), A.ONE, "variable",
+                         value_type=ScalarType("int"))
+            self.memories.append(dig)
+            self.acc_of[id(c)] = dig
+            self.apply(f.f, c, depth, True)
             if not has_dest:
                 self.allocate(c, depth, self.typed.app_types[id(f)], self.spaces[id(c)], f.name)
             return

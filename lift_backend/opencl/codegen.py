@@ -884,18 +884,19 @@ class CodeGen:
         return out
 
     def emit_radix(self, f: P.RadixSeq, c: FunCall, argvs: List[View], env, dest: Optional[View]) -> View:
-        """``radixHistSeq(s, b)(xs)``: the private counters zeroed, one increment a key at its
-        digit, then copied to the result; ``radixRankSeq(s, b)(xs, starts)``: the counters start
-        at ``starts``, and each key's result is its digit's counter, incremented after."""
+        """``radixHistSeq(b, f)(xs)``: the private counters zeroed, one increment an element at
+        its digit ``f(x) & (2^b - 1)`` (a private variable), then copied to the result;
+        ``radixRankSeq(b, f)(xs, starts)``: the counters start at ``starts``, and each element's
+        result is its digit's counter, incremented after."""
         cnt: Memory = self.alloc.acc_of[id(f)]
+        dig: Memory = self.alloc.acc_of[id(c)]
         var = self.typed.loop_vars[id(f)]
         n = A.add(var.hi, 1)
         shape = self.shapes[id(f)]
         rt = self.typed.app_types[id(f)]
         out = dest if dest is not None else self.alloc_view(c, rt)
         size = A.cst(1 << f.bits)
-        elem_t = argvs[0].type.elem_at(var)
-        mask = f"{(1 << f.bits) - 1}u"
+        mask = f"{(1 << f.bits) - 1}"
 
         def digit_loop(body):
             d = self.vars.fresh("d", 0, A.sub(size, 1))
@@ -905,16 +906,14 @@ class CodeGen:
             digit_loop(lambda d: self.block.add(C.Assign(f"{cnt.name}[{self.c(d)}]", self.read(access(argvs[1], d)))))
         else:
             digit_loop(lambda d: self.block.add(C.Assign(f"{cnt.name}[{self.c(d)}]", "0")))
-        dig = self.vars.fresh("dig", 0, A.sub(size, 1))
+        digv = ValueView(ScalarType("int"), mem=dig)
 
         def step():
-            key = self.read(access(argvs[0], var))
-            wide = "ulong" if elem_t == ScalarType("long") else "uint"
-            dname = self.bind_name(dig, "dig")
-            self.block.add(C.Decl("const uint", dname, f"(uint)((({wide})({key})) >> {f.shift}) & {mask}"))
+            self.apply(f.f, c, [access(argvs[0], var)], env, digv)
+            self.block.add(C.Assign(dig.name, f"{dig.name} & {mask}"))
             if f.rank:
-                self.write(access(out, var), f"{cnt.name}[{dname}]")
-            self.block.add(C.Assign(f"{cnt.name}[{dname}]", f"{cnt.name}[{dname}] + 1"))
+                self.write(access(out, var), f"{cnt.name}[{dig.name}]")
+            self.block.add(C.Assign(f"{cnt.name}[{dig.name}]", f"{cnt.name}[{dig.name}] + 1"))
         self.loop(f.name, 0, var, n, shape, step)
         if not f.rank:
             digit_loop(lambda d: self.write(access(out, d), f"{cnt.name}[{self.c(d)}]"))

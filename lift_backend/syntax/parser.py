@@ -613,14 +613,13 @@ class Parser:
             return P.FilterSeq(f, v)
         if n in ("radixHistSeq", "radixRankSeq"):
             self.expect("(")
-            stok = self.lx.next()
-            self.expect(",")
             btok = self.lx.next()
+            if btok.kind != "INT":
+                raise self.error(f"{n}: the digit's bits are an integer constant", btok)
+            self.expect(",")
+            f = self.fun_arg(scope, f"the digit function of {n}")
             self.expect(")")
-            for tok in (stok, btok):
-                if tok.kind != "INT":
-                    raise self.error(f"{n}: the shift and the digit's bits are integer constants", tok)
-            return P.RadixSeq(int(stok.text), int(btok.text), rank=n == "radixRankSeq")
+            return P.RadixSeq(int(btok.text), f, rank=n == "radixRankSeq")
         if n == "iterate":
             (k,) = self.static_args(ar, 1)
             (f,) = self.static_args(lambda: self.fun_arg(scope, "the argument of iterate"), 1)

@@ -344,19 +344,22 @@ class _Inferer:
         return ArrayType(vt, st.length)
 
     def radix_seq(self, f: P.RadixSeq, argts: List[Type], call: FunCall, env) -> Type:
-        """``radixHistSeq(s, b)(xs)``: ``[k]_m -> [int]_{2^b}``; ``radixRankSeq(s, b)(xs, starts)``:
-        ``[k]_m, [int]_{2^b} -> [int]_m``, for keys ``k`` ``uint``, ``int`` (32 bits) or ``long``
-        (64), ``1 <= b <= 8`` and ``0 <= s``, ``s + b`` at most the key's bits."""
+        """``radixHistSeq(b, f)(xs)``: ``[t]_m -> [int]_{2^b}``; ``radixRankSeq(b, f)(xs, starts)``:
+        ``[t]_m, [int]_{2^b} -> [int]_m``, for a digit function ``f: t -> int`` and
+        ``1 <= b <= 8``."""
         at = self.array(argts[0], f.name, 1)
         k = self.vars.fresh(LOOP_VAR_NAMES[f.name], 0, A.sub(at.length, 1))
         self.loop_vars[id(f)] = k
+        if not 1 <= f.bits <= 8:
+            raise self.error(f"{f.name}: a digit has 1 to 8 bits, got {f.bits}")
+        if f.f.arity != 1:
+            raise self.error(f"{f.name}: the digit function must take 1 argument (the element)")
         elem = at.elem_at(k)
-        width = {ScalarType("uint"): 32, ScalarType("int"): 32, ScalarType("long"): 64}.get(elem)
-        if width is None:
-            raise self.error(f"{f.name}: the keys must be uint, int or long, got {elem}")
-        if not 1 <= f.bits <= 8 or f.shift < 0 or f.shift + f.bits > width:
-            raise self.error(f"{f.name}: a digit of 1 to 8 bits within the key's {width} bits, got "
-                             f"shift {f.shift} and {f.bits} bits")
+        if not is_value(elem) or k in type_free_vars(elem):
+            raise self.error(f"{f.name}: the elements must be scalars, vectors or tuples, got {elem}")
+        rt = self.fun(f.f, [elem], call, env)
+        if rt != ScalarType("int"):
+            raise self.error(f"{f.name}: the digit function must return an int, got {rt}")
         size = A.cst(1 << f.bits)
         if not f.rank:
             return ArrayType(ScalarType("int"), size)

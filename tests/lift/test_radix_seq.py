@@ -1,11 +1,12 @@
-"""``radixHistSeq(shift, bits)(xs)`` and ``radixRankSeq(shift, bits)(xs, starts)``: the
-sequential passes of an LSD radix sort over a row of keys (``uint``, ``int`` or ``long``, their
-bits read unsigned), one work-item a row.  One pass of the OpenCL lowering's RANK
+"""``radixHistSeq(bits, f)(xs)`` and ``radixRankSeq(bits, f)(xs, starts)``: the sequential passes
+of an LSD radix sort over a row of elements, the digit of each ``f(x) & (2^bits - 1)`` (here
+``\\k -> dg(k, sh)``, the key's bits from ``sh`` on, read unsigned: one program serves every
+pass), one work-item a row.  One pass of the OpenCL lowering's RANK
 (lift_backend/lower/lift_rank.py) over balanced chunks of the keys:
 
-    hist  = join o mapGlb(0)(\\row -> toGlobal(radixHistSeq(s, b))(row)) o partition(P, ...) $ k
+    hist  = join o mapGlb(0)(\\row -> toGlobal(radixHistSeq(b, \\k -> dg(k, sh)))(row)) o partition(P, ...) $ k
     starts = scanSeq(add, 0) $ join(transpose(split(2^b)(hist)))           (digit-major)
-    pos   = join o mapGlb(0)(\\r -> toGlobal(radixRankSeq(s, b))(r._0, r._1))
+    pos   = join o mapGlb(0)(\\r -> toGlobal(radixRankSeq(b, \\k -> dg(k, sh)))(r._0, r._1))
               $ zip(partition(P, ...)(k), transpose(split(P)(starts)))
     scatterIdx(pos, mapGlb(0)(toGlobal(\\t -> cp(t._0, t._1))) $ zip(k, ix))
 
@@ -21,25 +22,29 @@ from lift_backend.syntax import file_text
 ROWS = r"\c -> (c + 1) * N / P - c * N / P"
 
 
-def src(kt: str, shift: int, bits: int) -> str:
+WIDE = {"uint": "uint", "int": "uint", "long": "ulong"}
+
+
+def src(kt: str, bits: int) -> str:
     d = 1 << bits
     return rf"""
 userfun add(a: int, b: int): int {{ return a + b; }}
+userfun dg(k: {kt}, sh: int): int {{ return (int)((({WIDE[kt]})k) >> sh); }}
 userfun cp(k: {kt}, i: int): ({kt}, int) {{ return (Tuple_{kt}_int){{k, i}}; }}
-program hist(k: [{kt}]N) =
-  join(mapGlb(0)(\row -> toGlobal(radixHistSeq({shift}, {bits}))(row))(partition(P, {ROWS})(k)))
+program hist(k: [{kt}]N, sh: int) =
+  join(mapGlb(0)(\row -> toGlobal(radixHistSeq({bits}, \k -> dg(k, sh)))(row))(partition(P, {ROWS})(k)))
 program starts(h: [int](P * {d})) =
   join(mapGlb(0)(\r -> toGlobal(scanSeq(add, 0))(r))(split(P * {d})(join(transpose(split({d})(h))))))
-program pos(k: [{kt}]N, s: [int](P * {d})) =
-  join(mapGlb(0)(\r -> toGlobal(radixRankSeq({shift}, {bits}))(r._0, r._1))(zip(partition(P, {ROWS})(k),
+program pos(k: [{kt}]N, s: [int](P * {d}), sh: int) =
+  join(mapGlb(0)(\r -> toGlobal(radixRankSeq({bits}, \k -> dg(k, sh)))(r._0, r._1))(zip(partition(P, {ROWS})(k),
     transpose(split(P)(s)))))
 program perm(k: [{kt}]N, ix: [int]N, pos: [int]N) =
   scatterIdx(pos, mapGlb(0)(toGlobal(\t -> cp(t._0, t._1)))(zip(k, ix)))
 """
 
 
-def programs(kt, shift, bits):
-    lf = parse(src(kt, shift, bits), "radix.lift")
+def programs(kt, bits):
+    lf = parse(src(kt, bits), "radix.lift")
     return {name: lf.program(name) for name in ("hist", "starts", "pos", "perm")}
 
 
@@ -49,10 +54,12 @@ DT = {"uint": np.uint32, "int": np.int32, "long": np.int64}
 def one_pass(runtime, progs, keys, p, shift, bits):
     n = len(keys)
     d = 1 << bits
-    hist = runtime.run(compile_program(progs["hist"]), {"k": keys}, sizes={"P": p}, global_size=p)
+    hist = runtime.run(compile_program(progs["hist"]), {"k": keys, "sh": shift}, sizes={"P": p},
+                       global_size=p)
     starts = runtime.run(compile_program(progs["starts"], global_size=1, local_size=1), {"h": hist},
                          sizes={"P": p}, global_size=1, local_size=1)
-    pos = runtime.run(compile_program(progs["pos"]), {"k": keys, "s": starts}, sizes={"P": p}, global_size=p)
+    pos = runtime.run(compile_program(progs["pos"]), {"k": keys, "s": starts, "sh": shift}, sizes={"P": p},
+                      global_size=p)
     out = runtime.run(compile_program(progs["perm"]),
                       {"k": keys, "ix": np.arange(n, dtype=np.int32), "pos": pos}, global_size=n)
     return np.asarray(hist).reshape(p, d), np.asarray(starts), np.asarray(pos), (out["_0"], out["_1"])
@@ -71,7 +78,7 @@ def test_one_pass_is_a_stable_sort_by_the_digit(runtime, kt, shift, bits, n, p):
     info = np.iinfo(DT[kt])
     keys = rng.integers(info.min, info.max, n, dtype=DT[kt], endpoint=True)
     keys[: n // 3] = keys[0]            # duplicates: their order must stay
-    progs = programs(kt, shift, bits)
+    progs = programs(kt, bits)
     hist, starts, pos, out = one_pass(runtime, progs, keys, p, shift, bits)
     dg = digits(keys, shift, bits)
     bounds = [c * n // p for c in range(p + 1)]
@@ -89,7 +96,7 @@ def test_one_pass_is_a_stable_sort_by_the_digit(runtime, kt, shift, bits, n, p):
 @pytest.mark.parametrize("kt", ["uint", "long"])
 def test_all_equal_keys(runtime, kt):
     keys = np.full(5000, 77, DT[kt])
-    _, _, pos, (ks, ix) = one_pass(runtime, programs(kt, 0, 8), keys, 5, 0, 8)
+    _, _, pos, (ks, ix) = one_pass(runtime, programs(kt, 8), keys, 5, 0, 8)
     assert np.array_equal(pos, np.arange(5000)) and np.array_equal(ix, np.arange(5000))
 
 
@@ -100,8 +107,8 @@ def test_full_sort_of_32_and_64_bit_keys(runtime):
         keys = rng.integers(info.min, info.max, 3001, dtype=DT[kt], endpoint=True)
         keys[::7] = keys[3]
         ks, ix = keys, np.arange(len(keys), dtype=np.int32)
+        progs = programs(kt, 8)
         for shift in range(0, width, 8):
-            progs = programs(kt, shift, 8)
             _, _, pos, (ks2, ix2) = one_pass(runtime, progs, ks, 6, shift, 8)
             # the pass permutes (key, index) pairs: carry the original indices along
             perm = np.empty_like(pos)
@@ -113,21 +120,23 @@ def test_full_sort_of_32_and_64_bit_keys(runtime):
 
 
 def test_printed_programs_parse_again():
-    for name, prog in programs("long", 8, 8).items():
+    for name, prog in programs("long", 8).items():
         again = parse(file_text([prog]), "again.lift").program(name)
         assert file_text([again]) == file_text([prog])
         if name in ("hist", "pos"):
-            assert f"radix{'Hist' if name == 'hist' else 'Rank'}Seq(8, 8)" in file_text([prog])
+            assert f"radix{'Hist' if name == 'hist' else 'Rank'}Seq(8, \\k -> dg(k, sh))" in file_text([prog])
 
 
 @pytest.mark.parametrize("bad", [
-    "program b(k: [float]N) = toGlobal(radixHistSeq(0, 8))(k)",
-    "program b(k: [uint]N) = toGlobal(radixHistSeq(0, 9))(k)",
-    "program b(k: [uint]N) = toGlobal(radixHistSeq(0, 0))(k)",
-    "program b(k: [uint]N) = toGlobal(radixHistSeq(28, 8))(k)",
-    "program b(k: [int]N) = toGlobal(radixHistSeq(32, 8))(k)",
-    "program b(k: [uint]N, s: [int]16) = toGlobal(radixRankSeq(0, 8))(k, s)",
-    "program b(k: [uint]N, s: [float]256) = toGlobal(radixRankSeq(0, 8))(k, s)",
+    "userfun dg(k: uint): int { return (int)k; }\nprogram b(k: [uint]N) = toGlobal(radixHistSeq(9, dg))(k)",
+    "userfun dg(k: uint): int { return (int)k; }\nprogram b(k: [uint]N) = toGlobal(radixHistSeq(0, dg))(k)",
+    "userfun dg(k: uint): float { return (float)k; }\nprogram b(k: [uint]N) = toGlobal(radixHistSeq(8, dg))(k)",
+    "userfun dg(k: uint): uint { return k; }\nprogram b(k: [uint]N) = toGlobal(radixHistSeq(8, dg))(k)",
+    "userfun dg(k: uint): int { return (int)k; }\nprogram b(k: [[uint]4]N) = toGlobal(radixHistSeq(8, dg))(k)",
+    "userfun dg(k: uint): int { return (int)k; }\n"
+    "program b(k: [uint]N, s: [int]16) = toGlobal(radixRankSeq(8, dg))(k, s)",
+    "userfun dg(k: uint): int { return (int)k; }\n"
+    "program b(k: [uint]N, s: [float]256) = toGlobal(radixRankSeq(8, dg))(k, s)",
 ])
 def test_refused(bad):
     with pytest.raises(LiftError):
@@ -135,5 +144,5 @@ def test_refused(bad):
 
 
 def test_the_counters_are_private_and_unrolled_by_nobody():
-    k = compile_program(programs("uint", 0, 8)["hist"])
+    k = compile_program(programs("uint", 8)["hist"])
     assert "int cnt" in k.source and "[256]" in k.source

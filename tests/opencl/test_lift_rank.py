@@ -69,6 +69,33 @@ def test_ranks_are_lift_programs(tname):
         assert [kp.kind for kp in lk.kernel.params].count("output") == 2
 
 
+RADIX = ("hist", "starts", "pos", "perm")
+SEGRADIX = ("seghist", "segpos", "segperm", "segout")
+
+
+def test_radix_programs():
+    for tname in TYPES:
+        for ls in lowered(PROGS[tname]):
+            seg = isinstance(ls.soac, SegRank)
+            names = RADIX + (SEGRADIX if seg else ("out",))
+            assert {k for k in ls.info if k.startswith("lift_")} == {"lift_keys"} | {f"lift_{x}" for x in names}
+            for x in names:
+                lm = ls.info[f"lift_{x}"]
+                assert lm.name.endswith(f"_lift{x}")
+                launch = dict(global_size=lm.kernel.launch.global_size, local_size=lm.kernel.launch.local_size)
+                compile_program(parse(lm.text()).program(lm.name), soa_output=True, **launch)
+            assert "radixHistSeq(8, \\k -> " in ls.info["lift_hist"].text()
+            assert "radixRankSeq(8, \\k -> " in ls.info["lift_pos"].text()
+            assert "scanSeq(" in ls.info["lift_starts"].text()
+            assert "transpose(split(P)(s))" in ls.info["lift_pos"].text()
+            assert "scatterIdx(pos, " in ls.info["lift_perm"].text()
+            kt = "[long]N" if tname in ("int64", "float") else "[uint]N"
+            assert f"k: {kt}" in ls.info["lift_hist"].text()
+            if seg:
+                assert "gatherIdx(ix, ids)" in ls.info["lift_seghist"].text()
+                assert "gatherIdx(gatherIdx(ix, ids), so)" in ls.info["lift_segout"].text()
+
+
 def test_lift_kernels_are_what_run():
     r = OpenCLRunner(profile=True)
     xs = np.array([3.0, -0.0, 0.0, np.nan, -1.0, 2.0] * 500)
@@ -77,8 +104,22 @@ def test_lift_kernels_are_what_run():
     r._collect_events()
     ks = r.stats.by_kernel
     for k in ("R", "D", "SR", "SD"):
-        assert any(x.endswith(f"_{k}_0_liftkeys") for x in ks), ks
-    assert not any(x.endswith("_keys") for x in ks), ks
+        names = ("keys",) + RADIX + (SEGRADIX if k in ("SR", "SD") else ("out",))
+        for x in names:
+            assert any(y.endswith(f"_{k}_0_lift{x}") for y in ks), (x, ks)
+    assert not any(x.endswith("_keys") or x.startswith("nz_radix") or x.startswith("nz_exscan")
+                   or x.endswith("rank_out") for x in ks), ks
+
+
+def test_an_int64_index_type_writes_longs():
+    prog = Program((kernel("R", [("xs", VecT(INT))], [("r", Rank(pull("xs", INT64), length("xs", INT64)))], ["r"]),))
+    (ls,) = lowered(prog)
+    assert "(long)p" in ls.info["lift_out"].kernel.source
+    r = OpenCLRunner(profile=True)
+    got = check(prog, [r], np.array([5, -1, 5, 2] * 1000, np.int32), name="R", expect_error=False)
+    assert np.asarray(got).dtype == np.int64
+    r._collect_events()
+    assert not any(x.startswith("nz_cast") for x in r.stats.by_kernel)
 
 
 def _keys(tname, n, seed):
