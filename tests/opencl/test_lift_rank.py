@@ -176,3 +176,66 @@ def test_thunk_errors_report_the_template_sites(runners):
                  expect_error=True) == (L("q:1:9"), MSG_BOUNDS)
     assert check(PROGS["int"], runners, xs, np.array([0, 1, 2] * 1000, np.int32), name="Q",
                  expect_error=True) == (L("q:1:5"), MSG_DIV0)
+
+
+# ------------------------------------------------------------------------------------------------
+# NESL programs using rank, rank_down and sort (RANK and SEG_RANK after flattening; bool is not
+# ordinal in NESL: the checker refuses its ranks)
+
+NESL = """rank([3, 1, 2, 1, 3, 0]);
+rank_down([3, 1, 2, 1, 3, 0]);
+rank([2.5, -0.0, 0.0, 0.0 / 0.0, -1.0, 0.0, 1.0 / 0.0, -(1.0 / 0.0), -0.0]);
+rank_down([2.5, -0.0, 0.0, 0.0 / 0.0, -1.0, 0.0, 1.0 / 0.0, -(1.0 / 0.0), -0.0]);
+rank("banana");
+rank_down("banana");
+rank([] int);
+rank([7]);
+rank([2147483647, -2147483647, 0, 1, -2147483647 - 1]);
+sort([5, -3, 5, 0, -3, 2147483647, -2147483648]);
+sort([1.5, -0.0, 0.0, -2.0]);
+sort("hello world");
+v = [40, 10, 30, 10, 20];
+permute(v, rank(v));
+{rank(x) : x in [[3, 1, 2], [] int, [5, 5, 5], [9]]};
+{rank_down(x) : x in [[3.0, 1.0, 2.0], [] float, [0.0, -0.0, 0.0]]};
+{sort(x) : x in ["zyx", "", "banana", "a"]};
+{rank(x) : x in [[] int, [] int]};
+{{rank(y) : y in x} : x in [[[2, 1], [] int], [[4, 4, 3]]]};
+"""
+
+BIG_NESL = """v = {rem(i * 7919, 100003) - 50000 : i in [0:1048577]};
+r = rank(v);
+(r[0], r[1048576], r[524288], sum({rem(x * (i + 1), 1000003) : x in r; i in [0:#r]}));
+d = rank_down({float(x) / 3.0 : x in v});
+(d[0], d[1048576], sum({rem(x * (i + 1), 1000003) : x in d; i in [0:#d]}));
+s = {rank(x) : x in partition(v, [1048000, 0, 577])};
+{(#x, sum(x), sum({rem(y * (i + 1), 1000003) : y in x; i in [0:#x]})) : x in s};
+"""
+
+
+def run_nesl(tmp_path, src, backend, cmd="run", *extra):
+    f = tmp_path / "p.nesl"
+    f.write_text(src)
+    args = [sys.executable, "-m", "nessie", cmd] + (["--backend", backend] if backend else []) + list(extra) + [str(f)]
+    r = subprocess.run(args, capture_output=True, text=True, cwd=ROOT, timeout=600)
+    return r.returncode, r.stdout, r.stderr
+
+
+@pytest.mark.parametrize("src", [NESL, BIG_NESL], ids=["small", "big"])
+def test_nesl_ranks_same_as_lcu(tmp_path, src):
+    want = run_nesl(tmp_path, src, "lcu")
+    got = run_nesl(tmp_path, src, "opencl")
+    assert want[0] == 0, want
+    assert got == want
+
+
+def test_nesl_ranks_are_lift_programs(tmp_path):
+    rc, out, err = run_nesl(tmp_path, NESL, None, "compile", "--emit", "lift")
+    assert rc == 0, err
+    ranks = out.count("= RANK") + out.count("= SEG_RANK")
+    assert ranks > 0
+    # every pass is a Lift program (a SEG_RANK's over the segment ids too); the keys phase where
+    # the thunk qualifies as a MAP's (not where, fused, it reads segment ids a CPU walks)
+    assert out.count("radixHistSeq(8, ") == out.count("radixRankSeq(8, ") == ranks + out.count("= SEG_RANK")
+    assert out.count("_liftout(") + out.count("_liftsegout(") == ranks
+    assert 0 < out.count("_liftkeys(") <= ranks
