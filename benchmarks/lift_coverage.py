@@ -7,8 +7,9 @@ The lowering runs without a device (it only builds OpenCL C text and Lift progra
 counts as lifted when at least one of its phases is a compiled Lift program, and as whole when
 every phase of its usual plan on a CPU is (MAP, ONCE, PERMUTE: the map; REDUCE: chunks and carry; SCAN:
 chunks, carry and last pass; FILTER, PARTITION: count and write, the chunk offsets scanned on
-the host; SCATTER: claim and write; the others: none counted yet, their plans keep hand-written
-phases).  Which phase the runner launches still depends on sizes at run time (see
+the host; SCATTER: claim and write; RANK: keys, the radix passes' histograms, scan, positions and
+moves, and the ranks; SEG_RANK: those and the passes over the segment ids; the others: none
+counted yet, their plans keep hand-written phases).  Which phase the runner launches still depends on sizes at run time (see
 docs/architecture.md)."""
 from __future__ import annotations
 
@@ -29,7 +30,11 @@ from nessie import driver  # noqa: E402
 WHOLE = {"MAP": ("lift",), "ONCE": ("lift",), "PERMUTE": ("lift",), "REDUCE": ("lift", "lift_carry"),
          "SCAN": ("lift", "lift_carry", "lift_scan"), "FILTER": ("lift_count", "lift_write"),
          "PARTITION": ("lift_count", "lift_write", "lift_reject"),
-         "SCATTER": ("lift_claim", "lift_write")}
+         "SCATTER": ("lift_claim", "lift_write"),
+         # the keys, every radix pass (histograms, their scan, positions, the move) and the ranks
+         "RANK": ("lift_keys", "lift_hist", "lift_starts", "lift_pos", "lift_perm", "lift_out"),
+         "SEG_RANK": ("lift_keys", "lift_hist", "lift_starts", "lift_pos", "lift_perm", "lift_seghist",
+                      "lift_segpos", "lift_segperm", "lift_segout")}
 
 
 def coverage(files: list, strategy: str, fuse: bool) -> tuple[dict, list]:

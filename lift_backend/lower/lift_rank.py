@@ -14,9 +14,35 @@ sites), writing the keys and the indices as two buffers (``soa_output``).  The o
 template's (:func:`lift_backend.lower.lift_map.order_key_function`): ``uint`` for bool, char and
 32-bit ints, the bits of a ``long`` for 64-bit ints and floats.
 
-The runner launches it where the template ``keys`` phase ran when the inputs read at the index
-have the rank's length ``0 < n <= INT_MAX`` (``OpenCLRunner._lift_fits``), the template
-otherwise.
+The radix passes, 8 bits each, and the ranks are Lift programs too, with the patterns
+``radixHistSeq``/``radixRankSeq`` (``lift_backend.ir.patterns.RadixSeq``; the digit a function,
+``\\k -> dg(k, sh)``, the shift ``sh`` a scalar parameter: one program serves every pass):
+
+    program K_lifthist(k: [kt]N, sh: int) =          (each chunk's histogram, chunk-major)
+      join(mapGlb(0)(\\row -> toGlobal(radixHistSeq(8, \\k -> dg(k, sh)))(row))
+        (partition(P, \\c -> (c + 1) * N / P - c * N / P)(k)))
+    program K_liftstarts(h: [int](256 * P)) =        (their digit-major exclusive scan)
+      join(mapGlb(0)(\\row -> toGlobal(scanSeq(add, 0))(row))(split(256 * P)(join(transpose(split(256)(h))))))
+    program K_liftpos(k: [kt]N, s: [int](256 * P), sh: int) =      (each key's position)
+      join(mapGlb(0)(\\r -> toGlobal(radixRankSeq(8, \\k -> dg(k, sh)))(r._0, r._1))
+        (zip(partition(P, ...)(k), transpose(split(P)(s)))))
+    program K_liftperm(k: [kt]N, ix: [int]N, pos: [int]N) =        (the pairs moved)
+      scatterIdx(pos, mapGlb(0)(toGlobal(\\t -> cp(t._0, t._1)))(zip(k, ix)))
+    program K_liftout(ix: [int]N) =                  (element ix[p] of the ranks is p)
+      scatterIdx(ix, mapGlb(0)(toGlobal(r))(generate(N)))
+
+A SEG_RANK then sorts stably by segment: ``K_liftseghist``/``K_liftsegpos`` read the keys
+``gatherIdx(ix, ids)`` (the segment ids of the sorted indices), ``K_liftsegperm`` moves the
+indices alone, and ``K_liftsegout`` writes ``p - so[ids[ix[p]]]`` (``gatherIdx(gatherIdx(ix,
+ids), so)``, ``so`` the descriptor's offsets).  The chunks and the scan order are the
+templates', so every step computes what its template computes; the ranks are written in the
+index type (no cast kernel for an ``int64`` one).  The position checks of ``scatterIdx`` and
+``gatherIdx`` report :data:`MSG_RADIX` (they cannot fail: the positions are a permutation).
+
+The runner (``OpenCLRunner._rank``) launches the keys program where the template ``keys``
+phase ran when the inputs read at the index have the rank's length ``0 < n <= INT_MAX``
+(``_lift_fits``), the radix and rank programs where the templates ran when ``n <= INT_MAX -
+1024``; the templates otherwise.
 """
 from __future__ import annotations
 
@@ -58,14 +84,14 @@ def lift_rank(kname: str, soac: ir.Soac, tenv: dict, ctx, sites: Sites, strategy
     progs["lift_hist"] = _hist(kname, "hist", kt, False)
     progs["lift_pos"] = _pos(kname, "pos", kt, False)
     progs["lift_starts"] = _starts(kname)
-    progs["lift_perm"] = _perm(kname, "perm", kt, code, strategy)
+    progs["lift_perm"] = _perm(kname, "perm", kt, code)
     if isinstance(soac, ir.SegRank):
         progs["lift_seghist"] = _hist(kname, "seghist", "int", True, code)
         progs["lift_segpos"] = _pos(kname, "segpos", "int", True, code)
-        progs["lift_segperm"] = _perm(kname, "segperm", None, code, strategy)
-        progs["lift_segout"] = _out(kname, rt, code, strategy, True)
+        progs["lift_segperm"] = _perm(kname, "segperm", None, code)
+        progs["lift_segout"] = _out(kname, rt, code, True)
     else:
-        progs["lift_out"] = _out(kname, rt, code, strategy, False)
+        progs["lift_out"] = _out(kname, rt, code, False)
     for key, build in progs.items():
         lm = _compiled(build, strategy)
         if lm is not None:
@@ -170,7 +196,7 @@ def _pos(kname, suffix, kt, seg, code=None):
     return "chunks", program(f"{kname}_lift{suffix}", params, body)
 
 
-def _perm(kname, suffix, kt, code, strategy):
+def _perm(kname, suffix, kt, code):
     """``scatterIdx(pos, mapGlb(0)(toGlobal(\\t -> cp(t._0, t._1))) $ zip(k, ix))``: the (key,
     index) pairs moved to their positions (two buffers); a SEG_RANK's segment passes move the
     indices alone, ``scatterIdx(pos, mapGlb(0)(toGlobal(cp)) $ ix)``."""
@@ -196,7 +222,7 @@ def _perm(kname, suffix, kt, code, strategy):
                                lambda k, ix, pos: scatterIdx(pos, mapGlb(toGlobal(fn))(zip_(k, ix)), code=code))
 
 
-def _out(kname, rt, code, strategy, seg):
+def _out(kname, rt, code, seg):
     """The ranks: element ``ix[p]`` of the result is ``p`` -- ``scatterIdx(ix, mapGlb(0)(toGlobal(r))
     $ generate(N))`` --, a SEG_RANK's ``p`` less the offset of its segment, ``scatterIdx(ix,
     mapGlb(0)(toGlobal(\\t -> r(t._0, t._1))) $ zip(generate(N), gatherIdx(gatherIdx(ix, ids),

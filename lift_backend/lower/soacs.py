@@ -20,7 +20,7 @@ Strategies (chosen here, visible in the printed Lift; the C printer makes no dec
   depend on the segment lengths: one long segment and a million short ones cost the same;
 * RANK / SEG_RANK are a stable LSD radix sort of (key, index) pairs, 8 bits a pass, with the
   per-chunk histograms scanned in digit-major order (SEG_RANK sorts by key, then stably by
-  segment number).
+  segment number); lift_rank.py builds its steps as Lift programs (radixHistSeq, radixRankSeq).
 """
 from __future__ import annotations
 
