@@ -146,3 +146,25 @@ def test_refused(bad):
 def test_the_counters_are_private_and_unrolled_by_nobody():
     k = compile_program(programs("uint", 8)["hist"])
     assert "int cnt" in k.source and "[256]" in k.source
+
+
+def test_builders_and_gather_codes():
+    """The builders make the patterns; ``gatherIdx(idx, v, code)`` reports ``code`` from a kernel
+    compiled with an error base (the SEG_RANK passes read their keys through it)."""
+    from lift_backend import arith as A
+    from lift_backend.ir import patterns as P
+    from lift_backend.ir.builders import gatherIdx, lam, mapGlb, program, radixHistSeq, radixRankSeq, toGlobal, userfun
+    from lift_backend.ir.expr import FunCall
+    from lift_backend.types import ArrayType, ScalarType
+    N = A.size_var("N")
+    I = ScalarType("int")
+    dg = userfun("dg", [("k", I)], I, "return k;")
+    assert radixHistSeq(8, dg) == P.RadixSeq(8, dg) and radixRankSeq(4, dg) == P.RadixSeq(4, dg, rank=True)
+    pr = program("q", [("ix", ArrayType(I, N)), ("ids", ArrayType(I, N))],
+                 lambda ix, ids: toGlobal(radixHistSeq(8, lam(lambda k: FunCall(dg, (k,)), ["k"])))(
+                     gatherIdx(ix, ids, code=7)))
+    k = compile_program(pr, error_base=True)
+    assert "lift_errbase + 7" in k.source
+    with pytest.raises(LiftError):
+        compile_program(program("q", [("ix", ArrayType(I, N)), ("ids", ArrayType(I, N))],
+                                lambda ix, ids: mapGlb(toGlobal(dg))(gatherIdx(ix, ids))), error_base=True)
