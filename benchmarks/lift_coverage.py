@@ -8,9 +8,10 @@ counts as lifted when at least one of its phases is a compiled Lift program, and
 every phase of its usual plan on a CPU is (MAP, ONCE, PERMUTE: the map; REDUCE: chunks and carry; SCAN:
 chunks, carry and last pass; FILTER, PARTITION: count and write, the chunk offsets scanned on
 the host; SEG_FILTER, SEG_PARTITION: those and the positions ``pre`` and per-segment counts;
-SCATTER: claim and write; the others: none counted yet, their plans keep hand-written
-phases).  Which phase the runner launches still depends on sizes at run time (see
-docs/architecture.md)."""
+SCATTER: claim and write; RANK: keys, the radix passes' histograms, scan, positions and
+moves, and the ranks; SEG_RANK: those and the passes over the segment ids; the others: none
+counted yet, their plans keep hand-written phases).  Which phase the runner launches still
+depends on sizes at run time (see docs/architecture.md)."""
 from __future__ import annotations
 
 import argparse
@@ -32,7 +33,11 @@ WHOLE = {"MAP": ("lift",), "ONCE": ("lift",), "PERMUTE": ("lift",), "REDUCE": ("
          "PARTITION": ("lift_count", "lift_write", "lift_reject"),
          "SCATTER": ("lift_claim", "lift_scatter"),
          "SEG_FILTER": ("lift_count", "lift_write", "lift_pre", "lift_segcounts"),
-         "SEG_PARTITION": ("lift_count", "lift_write", "lift_reject", "lift_pre", "lift_segcounts")}
+         "SEG_PARTITION": ("lift_count", "lift_write", "lift_reject", "lift_pre", "lift_segcounts"),
+         # the keys, every radix pass (histograms, their scan, positions, the move) and the ranks
+         "RANK": ("lift_keys", "lift_hist", "lift_starts", "lift_pos", "lift_perm", "lift_out"),
+         "SEG_RANK": ("lift_keys", "lift_hist", "lift_starts", "lift_pos", "lift_perm", "lift_seghist",
+                      "lift_segpos", "lift_segperm", "lift_segout")}
 
 
 def coverage(files: list, strategy: str, fuse: bool) -> tuple[dict, list]:

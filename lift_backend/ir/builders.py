@@ -27,7 +27,7 @@ from .expr import (Expr, FunCall, FunDecl, Lambda, Literal, Param, Program, User
 
 __all__ = [
     "userfun", "lam", "program", "compose", "lit", "flit", "dlit", "ilit", "vlit",
-    "map_", "mapSeq", "mapGlb", "mapWrg", "mapLcl", "reduceSeq", "reduce_", "scanSeq", "filterSeq", "iterate", "split",
+    "map_", "mapSeq", "mapGlb", "mapWrg", "mapLcl", "reduceSeq", "reduce_", "scanSeq", "filterSeq", "radixHistSeq", "radixRankSeq", "iterate", "split",
     "join", "gather", "scatter", "zip_", "get", "slide", "pad", "transpose", "id_", "toGlobal",
     "toLocal", "toPrivate", "asVector", "asScalar", "mapVec", "slice_", "gatherIdx", "scatterIdx", "permuteIdx", "scatterMaxIdx", "scatterLastIdx",
     "splitOffsets", "partition", "index_fun", "reverse", "reorderStride", "transposeIdx",
@@ -154,6 +154,18 @@ def filterSeq(p, v=None) -> P.FilterSeq:
     return P.FilterSeq(_fun(p), P.Id() if v is None else _fun(v))
 
 
+def radixHistSeq(bits: int, f) -> P.RadixSeq:
+    """``radixHistSeq(bits, f)(xs)``: the histogram of the elements' digits ``f(x) & (2^bits -
+    1)``, ``[int]_{2^bits}``."""
+    return P.RadixSeq(bits, _fun(f))
+
+
+def radixRankSeq(bits: int, f) -> P.RadixSeq:
+    """``radixRankSeq(bits, f)(xs, starts)``: each element's position in a stable sort by its
+    digit, ``starts[d]`` plus the elements of digit ``d`` before it."""
+    return P.RadixSeq(bits, _fun(f), rank=True)
+
+
 def reduce_(f, init: Expr) -> P.Reduce:
     return P.Reduce("reduce", _fun(f), init)
 
@@ -254,9 +266,9 @@ def slice_(start, stop) -> P.Slice:
     return P.Slice(A.to_expr(start), A.to_expr(stop))
 
 
-def gatherIdx(idx: Expr, v: Expr) -> FunCall:
-    """``v[idx[k]]`` for every ``k`` (a view)."""
-    return FunCall(P.GatherIdx(), (idx, v))
+def gatherIdx(idx: Expr, v: Expr, code=None) -> FunCall:
+    """``v[idx[k]]`` for every ``k`` (a view; each index checked, reporting ``code``)."""
+    return FunCall(P.GatherIdx(code), (idx, v))
 
 
 def scatterIdx(idx: Expr, v: Expr, code=None) -> FunCall:

@@ -1,7 +1,8 @@
 """The Lift patterns.
 
 Algorithmic: ``Map`` (map, mapSeq, mapGlb(d), mapWrg(d), mapLcl(d)), ``Reduce`` (reduce,
-reduceSeq, scanSeq), ``FilterSeq`` (filterSeq: sequential compaction), ``Iterate``, ``Id`` (the identity user function), ``MapVec``.
+reduceSeq, scanSeq), ``FilterSeq`` (filterSeq: sequential compaction), ``RadixSeq`` (radixHistSeq, radixRankSeq:
+the sequential passes of a radix sort), ``Iterate``, ``Id`` (the identity user function), ``MapVec``.
 Data layout (views, no memory): ``Split``, ``Join``, ``Gather``, ``Scatter``, ``Zip``, ``Get``,
 ``Slide``, ``Pad``, ``Transpose``, ``AsVector``, ``AsScalar``, ``Slice`` and the patterns for
 segmented data: ``GatherIdx`` (data-dependent gather ``out[k] = v[idx[k]]``),
@@ -135,6 +136,35 @@ class FilterSeq(Pattern):
 
 
 @dataclass(frozen=True)
+class RadixSeq(Pattern):
+    """The sequential passes of an LSD radix sort over a row of elements, each one's digit
+    ``f(x) & (2^bits - 1)`` given by the function ``f`` (to ``int``; e.g. a user
+    function of the element and a shift, ``\\k -> digit(k, sh)``, so one program serves every
+    pass):
+
+    * ``radixHistSeq(bits, f)(xs)``: the digits' histogram, ``[t]_m -> [int]_{2^bits}``
+      (element ``d`` the number of elements whose digit is ``d``);
+    * ``radixRankSeq(bits, f)(xs, starts)``: each element's position in a stable sort by the
+      digit, ``[t]_m, [int]_{2^bits} -> [int]_m``: ``starts[d]`` plus the number of elements of
+      digit ``d`` before it in the row (``starts`` a row of the exclusive scan, digit-major, of
+      the histograms of every row: the positions are then a permutation of the whole array).
+
+    Both count in a private array of ``2^bits`` ints (``1 <= bits <= 8``), one work-item a row;
+    the digit is a private variable, computed once an element."""
+    bits: int
+    f: FunDecl
+    rank: bool = False
+
+    @property
+    def name(self):  # type: ignore[override]
+        return "radixRankSeq" if self.rank else "radixHistSeq"
+
+    @property
+    def arity(self):  # type: ignore[override]
+        return 2 if self.rank else 1
+
+
+@dataclass(frozen=True)
 class Iterate(Pattern):
     n: AExpr
     f: FunDecl
@@ -248,7 +278,9 @@ class Slice(LayoutPattern):
 
 @dataclass(frozen=True)
 class GatherIdx(LayoutPattern):
-    """``gatherIdx(idx, v)[k] = v[idx[k]]`` with ``idx`` read from memory (a view)."""
+    """``gatherIdx(idx, v)[k] = v[idx[k]]`` with ``idx`` read from memory (a view), each index
+    checked against ``v``'s length (``code``: as ``At.code``)."""
+    code: Optional[int] = None
     name = "gatherIdx"
     arity = 2
 

@@ -69,6 +69,10 @@ A subscript the hand-written phase does not number (it computed an equal one bef
 numbering) reports the site of the earlier equal subscript, equal up to ``let`` names and
 inlined subscripts (:func:`_canon`), where that site is unique.
 
+A RANK's or SEG_RANK's ``keys`` phase is the map composed with the order-key user function
+(:func:`order_key_function`, the ``order_key`` option; see lift_rank.py): ``\\t -> uf_key(uf(...),
+i)`` over the inputs zipped with ``generate(N)``, writing the key and the index as two buffers.
+
 A ONCE is the map of length 1 whose thunk ignores its index (:func:`lift_once`).  A scalar an
 earlier SOAC of the kernel left on the device (a ``devscalar`` context parameter) is a program
 parameter ``d: [t]1`` read as ``arrayAccess(d, 0)``: a constant index its length admits, read
@@ -443,7 +447,7 @@ def _reduce_functions(kname: str, soac: ir.Reduce, main, scal: list, scal_env: d
 def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] = None,
              strategy: str = "cpu", scan_phase: bool = False, carry_phase: bool = False,
              permute: Optional[tuple] = None, filter_write: Optional[tuple] = None,
-             rejected: bool = False) -> Optional[LiftMap]:
+             rejected: bool = False, order_key: Optional[tuple] = None) -> Optional[LiftMap]:
     """The MAP ``soac`` of kernel ``kname`` as a compiled Lift program, or None where it is not
     one (see the module's docstring).  ``sites``: the SOAC's failing sites, numbered by its
     hand-written phases; a subscript at a computed index reports its site's number from the
@@ -468,7 +472,13 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
     order of its result's components (:data:`INDEX` for ``i``): the program is the FILTER's write
     phase, ``filterSeq`` over the balanced chunks (see lift_filter.py), or None where the zipped
     inputs are not exactly ``f``'s result (``rejected``: a PARTITION's rejected elements, the
-    MAP's predicate negated, ``{kname}_liftreject``)."""
+    MAP's predicate negated, ``{kname}_liftreject``).
+
+    ``order_key``: ``(bits, descending)`` where ``soac`` is a RANK or SEG_RANK (lift_rank.py):
+    the program is its ``keys`` phase, the map's value composed with the order-key user function
+    (:func:`order_key_function`), ``\\t -> uf_key(uf(...), i)``, writing the unsigned key (``uint``
+    for 8 and 32 bits, ``long``'s bits for 64) and the element's index ``i`` (the index space is
+    zipped in), ``{kname}_liftkeys``."""
     from .. import compile_program
     from ..errors import LiftError
     from ..ir.builders import (filterSeq, id_, join, lam, mapGlb, mapSeq, partition, program, reduceSeq,
@@ -533,6 +543,11 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
         # a constant map (or one reading only its segment's id): over generate(N), its
         # element unused
         reads[INDEX] = f"%lift{len(reads)}"
+    if order_key is not None:
+        if not isinstance(soac, (ir.Rank, ir.SegRank)):
+            return None
+        # the keys phase writes each element's index: the index space is an input
+        reads.setdefault(INDEX, f"%lift{len(reads)}")
     ins = []                        # (λcu vector name or INDEX, buffer element type, value type)
     for name in reads:
         if name == INDEX:
@@ -652,6 +667,13 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
     main = user_function(f"uf_{ukname}", body, (IntT, FloatT, BoolT, CharT), several=True)
     if main is None:
         return None
+    key_uf = None
+    if order_key is not None:
+        if len(main[2]) != 1:
+            return None
+        key_uf = order_key_function(f"uf_{ukname}_key", main[2][0], *order_key)
+        if key_uf is None:
+            return None
     if filter_write is not None:
         # the predicate (one bool, no failing site), over exactly the values the FILTER keeps
         # (stored as they are read: a λcu int index is Lift's int, a vector's element its buffer's)
@@ -786,6 +808,17 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
                 return FunCall(pack, (first,) + tuple(FunCall(Get(j), (r,)) for j in range(1, k)))
             return FunCall(lam(checked_result, ["r"]), (FunCall(toPrivate(uf), call.args),))
 
+        if key_uf is not None:
+            # a RANK's keys: the order key of the map's value and the element's index
+            kix = next(k for k, (name, _, _) in enumerate(ins) if name == INDEX)
+            if len(vs) == 1:
+                fn = lam(lambda x: FunCall(key_uf, (apply_main(lambda k: x), x)), ["x"])
+                data = vs[0]
+            else:
+                fn = lam(lambda t: FunCall(key_uf, (apply_main(lambda k: FunCall(Get(k), (t,))),
+                                                    FunCall(Get(kix), (t,)))), ["t"])
+                data = zip_(*vs)
+            return mapGlb(toGlobal(fn))(data)
         if len(vs) == 1:
             fn = None if segid else lam(lambda x: apply_main(lambda k: x), ["x"])
             data = vs[0]
@@ -877,7 +910,7 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
 
     carry_params = []
     MV = size_var("M")          # a SEG_REDUCE's or SEG_SCAN's segments + 1 (its offsets)
-    if soac.SEGMENTED:
+    if soac.SEGMENTED and order_key is None:
         carry_params = [("offs", ArrayType(ScalarType("int"), MV))]
     if permute is not None:
         pt = tenv.get(permute[0])
@@ -893,13 +926,13 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
         carry_params = [("carry", ArrayType(ScalarType(_lift_scalar(main[2][0])), PV))]
     if filter_write is not None:
         carry_params = [("offs", ArrayType(ScalarType("int"), A.add(PV, 1)))]
-    suffix = "liftscan" if scan_phase else ("liftreject" if rejected else "liftwrite") if filter_write is not None \
+    suffix = "liftkeys" if order_key is not None else "liftscan" if scan_phase else ("liftreject" if rejected else "liftwrite") if filter_write is not None \
         else "lift"
     prog = program(f"{kname}_{suffix}", vec_params + sc_params + carry_params, body_of)
     if uses[0] > MAX_ACCESSES:
         return None
     try:
-        if soac.SEGMENTED:
+        if soac.SEGMENTED and order_key is None:
             # one work-item per segment in work-groups of CPU_LOCAL on a CPU (the mapGlb an if)
             launch = {"global_size": A.add(MV, CPU_LOCAL - 2)} if strategy == "cpu" else {}
         elif reduce_parts is not None or filter_write is not None:
@@ -949,6 +982,39 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
     if permute is not None:
         inputs += (where[permute[0]][1],)     # the index vector has the permutation's length
     return LiftMap(prog, kern, inputs, tuple(args))
+
+
+def order_key_function(name: str, t: Type, bits: int, descending: bool):
+    """The user function ``(x: t, i: int) -> (k, int)`` of a RANK's keys phase: the unsigned
+    key ``k`` whose order is the order of the values ``x`` (``uint`` for 8 and 32 bits, ``long``
+    holding the 64 bits' pattern for 64), with the element's index ``i``, as the template
+    ``keys`` phase computes them: an int's sign bit flipped; a float's IEEE bits with ``-0.0``
+    equal to ``0.0`` and NaN last, ascending and descending (numpy's order); a bool's or char's
+    code; ``descending`` inverts the key (except NaN's).  None for another type."""
+    from ..ir.builders import userfun
+    from ..types import ScalarType, TupleType, c_type_name
+    lt = _lift_scalar(t)
+    kt = "uint" if bits <= 32 else "long"
+    if lt is None or (bits == 64) != (lt in ("long", "double")):
+        return None
+    ret = TupleType((ScalarType(kt), ScalarType("int")))
+    x = _c_value("x", t)
+    if isinstance(t, FloatT):
+        lines = [f"ulong u = as_ulong({x} == 0.0 ? 0.0 : {x});",
+                 "u = (u >> 63) ? ~u : (u | 0x8000000000000000ul);"]
+        if descending:
+            lines.append("u = ~u;")
+        lines.append(f"if (isnan({x})) u = 0xfffffffffffffffful;")
+    elif isinstance(t, IntT):
+        ut, sign = ("uint", "0x80000000u") if bits == 32 else ("ulong", "0x8000000000000000ul")
+        lines = [f"{ut} u = (({ut}){x}) ^ {sign};"] + (["u = ~u;"] if descending else [])
+    elif isinstance(t, (BoolT, CharT)):
+        lines = [f"uint u = (uint){x};"] + (["u = (~u) & 0xffu;"] if descending else [])
+    else:
+        return None
+    lines.append(f"return ({c_type_name(ret)}){{({kt})u, i}};")
+    return userfun(name, [("x", ScalarType(lt)), ("i", ScalarType("int"))], ret,
+                   "\n" + "\n".join("  " + ln for ln in lines) + "\n")
 
 
 def _carry_program(kname: str, soac, reduce_parts, main, scal: list, sc_params: list,

@@ -1227,38 +1227,86 @@ class OpenCLRunner:
         return maxs, P
 
     def _rank(self, ls: LoweredSoac, K, ctx: list, n: int, kenv: dict) -> DVec:
+        """A RANK's or SEG_RANK's radix sort: the keys phase, 8 bits a pass (histograms, their
+        digit-major scan, the stable scatter), a SEG_RANK's passes over the segment ids, the
+        ranks.  Each step runs its Lift program (lift_rank.py) where it exists and the sizes fit
+        (``n`` and ``256 P`` at most ``INT_MAX``), its template otherwise."""
         s = ls.soac
-        bits = ls.info["key_bits"]
+        info = ls.info
+        bits = info["key_bits"]
         ukey = np.uint32 if bits <= 32 else np.uint64
         out = self.new_vec(n, dtype_of(s.f.params[0].ty))
         if n == 0:
             return out
         keys = [self._alloc(np.dtype(ukey).itemsize * n) for _ in range(2)]
         idx = [self._alloc(4 * n) for _ in range(2)]
-        self.launch(K("keys"), min(n, self.map_items), ctx + [np.int64(n), keys[0], idx[0]])
+        lk = info.get("lift_keys")
+        if lk is not None and self._lift_fits(lk, ctx, n):
+            # the kernel the Lift compiler wrote (lift_rank.py): the order keys and the indices
+            self._launch_lift(K("liftkeys"), lk, ctx, n, [keys[0], idx[0]])
+        else:
+            self.launch(K("keys"), min(n, self.map_items), ctx + [np.int64(n), keys[0], idx[0]])
         # the 256 x P histogram is scanned by one work-item: few chunks
         P = self.chunks(n, cap=256)
         hist = self._alloc(4 * 256 * P)
+        fits = n <= _INT_MAX - 1024
+        lift = fits and all(k in info for k in ("lift_hist", "lift_pos", "lift_starts", "lift_perm"))
+        starts = self._alloc(4 * 256 * P) if lift else None
+        pos = self._alloc(4 * n) if lift else None
         L = np.int64
         cur = 0
+
+        def lift_pass(kind: str, shift: int, extra: dict, outs: list) -> None:
+            # one pass through the Lift programs: the chunks' histograms, their digit-major
+            # exclusive scan, each key's position, the keys (and indices) moved there
+            extra = dict(extra, ix=idx[cur])
+            extra = dict(extra, sh=np.int32(shift))
+            self._launch_lift(K(f"lift{kind}hist"), info[f"lift_{kind}hist"], ctx, n, [hist],
+                              chunks=P, extra=extra)
+            self._launch_lift(K("liftstarts"), info["lift_starts"], ctx, n, [starts], chunks=P, single=True,
+                              extra={"h": hist})
+            self._launch_lift(K(f"lift{kind}pos"), info[f"lift_{kind}pos"], ctx, n, [pos],
+                              chunks=P, extra=dict(extra, s=starts))
+            self._launch_lift(K(f"lift{kind}perm"), info[f"lift_{kind}perm"], ctx, n, outs,
+                              extra=dict(extra, pos=pos))
+
         hk = self.s.nz_radix_hist32 if bits <= 32 else self.s.nz_radix_hist64
         sk = self.s.nz_radix_scatter32 if bits <= 32 else self.s.nz_radix_scatter64
         for shift in range(0, bits, 8):
-            self.launch(hk, P, [keys[cur], L(n), L(P), np.int32(shift), hist])
-            self.launch(self.s.nz_exscan_int, 1, [hist, L(256 * P)])
-            self.launch(sk, P, [keys[cur], idx[cur], L(n), L(P), np.int32(shift), hist,
-                                keys[1 - cur], idx[1 - cur]])
+            if lift:
+                lift_pass("", shift, {"k": keys[cur]}, [keys[1 - cur], idx[1 - cur]])
+            else:
+                self.launch(hk, P, [keys[cur], L(n), L(P), np.int32(shift), hist])
+                self.launch(self.s.nz_exscan_int, 1, [hist, L(256 * P)])
+                self.launch(sk, P, [keys[cur], idx[cur], L(n), L(P), np.int32(shift), hist,
+                                    keys[1 - cur], idx[1 - cur]])
             cur = 1 - cur
         if isinstance(s, ir.SegRank):
             sd: DSd = kenv[s.sd.name]
             ids = self.sd_ids(sd)
             segbits = max(1, int(sd.count - 1).bit_length())
             for shift in range(0, segbits, 8):
-                self.launch(self.s.nz_radix_histseg, P, [idx[cur], ids.buf, L(n), L(P), np.int32(shift), hist])
-                self.launch(self.s.nz_exscan_int, 1, [hist, L(256 * P)])
-                self.launch(self.s.nz_radix_scatterseg, P, [idx[cur], ids.buf, L(n), L(P), np.int32(shift),
-                                                            hist, idx[1 - cur]])
+                if lift and all(k in info for k in ("lift_seghist", "lift_segpos", "lift_segperm")):
+                    lift_pass("seg", shift, {"ids": ids.buf}, [idx[1 - cur]])
+                else:
+                    self.launch(self.s.nz_radix_histseg, P, [idx[cur], ids.buf, L(n), L(P), np.int32(shift), hist])
+                    self.launch(self.s.nz_exscan_int, 1, [hist, L(256 * P)])
+                    self.launch(self.s.nz_radix_scatterseg, P, [idx[cur], ids.buf, L(n), L(P), np.int32(shift),
+                                                                hist, idx[1 - cur]])
                 cur = 1 - cur
+            lo = info.get("lift_segout")
+            if lo is not None and fits and sd.count < _INT_MAX:
+                # the ranks within the segments, in the index type (lift_rank.py)
+                self._launch_lift(K("liftsegout"), lo, ctx, n, [out.buf],
+                                  extra={"ix": idx[cur], "ids": ids.buf, "so": sd.offsets.buf,
+                                         "nsegs1": np.int32(sd.count + 1)})
+                return out
+        else:
+            lo = info.get("lift_out")
+            if lo is not None and fits:
+                # the ranks, in the index type (lift_rank.py)
+                self._launch_lift(K("liftout"), lo, ctx, n, [out.buf], extra={"ix": idx[cur]})
+                return out
         # the rank kernels write ints: an int64 index type gets them through a cast
         res = out if out.dtype == np.int32 else self._alloc(4 * n)
         dst = res if res is not out else out.buf

@@ -20,7 +20,7 @@ Strategies (chosen here, visible in the printed Lift; the C printer makes no dec
   depend on the segment lengths: one long segment and a million short ones cost the same;
 * RANK / SEG_RANK are a stable LSD radix sort of (key, index) pairs, 8 bits a pass, with the
   per-chunk histograms scanned in digit-major order (SEG_RANK sorts by key, then stably by
-  segment number).
+  segment number); lift_rank.py builds its steps as Lift programs (radixHistSeq, radixRankSeq).
 """
 from __future__ import annotations
 
@@ -949,6 +949,12 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
             gen.emit("}")
         b.kernel("keys", "mapGlb(0)(toGlobal(orderKey o f)) $ generate(n)",
                  ["const long n", f"global {ukey}* restrict keys", "global int* restrict idx"], p0)
+        # the keys phase (and the radix passes) are also Lift programs where lift_rank.py can
+        # build them (the runner launches them where the template phases ran)
+        from .lift_rank import lift_rank
+        for key, lm in lift_rank(kname, soac, tenv, ctx, sites, strategy, bits).items():
+            b.phases.append(Phase(lm.name, lm.text(), lm.kernel.source, compiled=True))
+            info[key] = lm
     else:
         raise LowerError(f"{soac.NAME} has no OpenCL lowering")
 

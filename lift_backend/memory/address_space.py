@@ -129,6 +129,15 @@ class _ASInfer:
             finally:
                 self.on_result = on_result
             return write_to if write_to is not None else acc
+        if isinstance(f, P.RadixSeq):
+            # the digit and the counters are private; the histogram or the positions go where
+            # write_to says
+            on_result, self.on_result = self.on_result, False
+            try:
+                self.fun(f.f, [arg_spaces[0]], PRIVATE, env, call)
+            finally:
+                self.on_result = on_result
+            return write_to if write_to is not None else GLOBAL
         if isinstance(f, P.FilterSeq):
             # the predicate's value is a private flag; the kept elements go where write_to says
             on_result, self.on_result = self.on_result, False

@@ -300,6 +300,22 @@ class _Allocator:
                 # memory is its accumulator
                 self.allocate(c, depth, self.typed.app_types[id(f)], self.spaces[id(c)], f.kind)
             return
+        if isinstance(f, P.RadixSeq):
+            # the counters, one a digit: a private array
+            cnt = Memory(self.fresh_name("cnt"), PRIVATE, ScalarType("int"), A.cst(1 << f.bits), "temp")
+            self.memories.append(cnt)
+            self.check_private(cnt, f.name)
+            self.acc_of[id(f)] = cnt
+            # the digit of each element: a private variable (keyed by the call: the pattern
+            # holds the counters)
+            dig = Memory(self.fresh_name("dig"), PRIVATE, ScalarType("int"), A.ONE, "variable",
+                         value_type=ScalarType("int"))
+            self.memories.append(dig)
+            self.acc_of[id(c)] = dig
+            self.apply(f.f, c, depth, True)
+            if not has_dest:
+                self.allocate(c, depth, self.typed.app_types[id(f)], self.spaces[id(c)], f.name)
+            return
         if isinstance(f, P.FilterSeq):
             # the predicate's value: a private flag, set for each element
             flag = Memory(self.fresh_name("keep"), PRIVATE, base_scalar(ScalarType("bool")), A.ONE,

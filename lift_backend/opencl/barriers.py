@@ -125,6 +125,8 @@ class _Barriers:
         elif isinstance(f, P.FilterSeq):
             self.visit_fun(f.f, c, SHARE)
             self.visit_fun(f.value, c, SHARE)
+        elif isinstance(f, P.RadixSeq):
+            self.visit_fun(f.f, c, SHARE)
 
     def decide(self, f: P.Map, c: FunCall, consumer) -> Optional[str]:
         space: AddressSpace = self.spaces.get(id(c))

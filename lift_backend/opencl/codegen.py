@@ -32,7 +32,7 @@ from ..views.views import BoundsCheck, FailAccess, ValueIndex, WideIndex
 from . import cast as C
 from .names import unique, user_names
 
-SEQ_KINDS = ("map", "mapSeq", "reduce", "reduceSeq", "scanSeq", "filterSeq")
+SEQ_KINDS = ("map", "mapSeq", "reduce", "reduceSeq", "scanSeq", "filterSeq", "radixHistSeq", "radixRankSeq")
 THREAD_FUNS = {"mapLcl": ("get_local_id", "get_local_size"),
                "mapWrg": ("get_group_id", "get_num_groups"),
                "mapGlb": ("get_global_id", "get_global_size")}
@@ -738,6 +738,8 @@ class CodeGen:
             return self.emit_iterate(f, c, argvs[0], env, dest)
         if isinstance(f, P.FilterSeq):
             return self.emit_filter(f, c, argvs, env, dest)
+        if isinstance(f, P.RadixSeq):
+            return self.emit_radix(f, c, argvs, env, dest)
         raise self.error(f"cannot generate code for {f!r}")  # pragma: no cover
 
     # ------------------------------------------------------------------ loops
@@ -879,6 +881,42 @@ class CodeGen:
             self.block.add(C.If(f"{pname} < {lim}", blk))
             self.block.add(C.Assign(pname, f"{pname} + ({flag.name} ? 1 : 0)"))
         self.loop("filterSeq", 0, var, n, shape, step)
+        return out
+
+    def emit_radix(self, f: P.RadixSeq, c: FunCall, argvs: List[View], env, dest: Optional[View]) -> View:
+        """``radixHistSeq(b, f)(xs)``: the private counters zeroed, one increment an element at
+        its digit ``f(x) & (2^b - 1)`` (a private variable), then copied to the result;
+        ``radixRankSeq(b, f)(xs, starts)``: the counters start at ``starts``, and each element's
+        result is its digit's counter, incremented after."""
+        cnt: Memory = self.alloc.acc_of[id(f)]
+        dig: Memory = self.alloc.acc_of[id(c)]
+        var = self.typed.loop_vars[id(f)]
+        n = A.add(var.hi, 1)
+        shape = self.shapes[id(f)]
+        rt = self.typed.app_types[id(f)]
+        out = dest if dest is not None else self.alloc_view(c, rt)
+        size = A.cst(1 << f.bits)
+        mask = f"{(1 << f.bits) - 1}"
+
+        def digit_loop(body):
+            d = self.vars.fresh("d", 0, A.sub(size, 1))
+            self.loop("mapSeq", 0, d, size, "loop", lambda: body(d))
+
+        if f.rank:
+            digit_loop(lambda d: self.block.add(C.Assign(f"{cnt.name}[{self.c(d)}]", self.read(access(argvs[1], d)))))
+        else:
+            digit_loop(lambda d: self.block.add(C.Assign(f"{cnt.name}[{self.c(d)}]", "0")))
+        digv = ValueView(ScalarType("int"), mem=dig)
+
+        def step():
+            self.apply(f.f, c, [access(argvs[0], var)], env, digv)
+            self.block.add(C.Assign(dig.name, f"{dig.name} & {mask}"))
+            if f.rank:
+                self.write(access(out, var), f"{cnt.name}[{dig.name}]")
+            self.block.add(C.Assign(f"{cnt.name}[{dig.name}]", f"{cnt.name}[{dig.name}] + 1"))
+        self.loop(f.name, 0, var, n, shape, step)
+        if not f.rank:
+            digit_loop(lambda d: self.write(access(out, d), f"{cnt.name}[{self.c(d)}]"))
         return out
 
     def _owns(self, c: FunCall, f: FunDecl) -> bool:

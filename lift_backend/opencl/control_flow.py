@@ -47,7 +47,7 @@ class LaunchConfig:
 def loop_shape(kind: str, n: A.Expr, threads: Optional[A.Expr]) -> str:
     if A.prove_le(n, 0):
         return "none"
-    if kind in ("mapSeq", "map", "reduceSeq", "reduce", "scanSeq", "filterSeq"):
+    if kind in ("mapSeq", "map", "reduceSeq", "reduce", "scanSeq", "filterSeq", "radixHistSeq", "radixRankSeq"):
         return "once" if n == A.ONE else "loop"
     if threads is None:
         return "loop"
@@ -68,10 +68,10 @@ def decide_shapes(typed: TypedProgram, launch: LaunchConfig) -> Mapping[int, str
     """Shape of every map/reduce of ``typed`` (keyed by pattern identity)."""
     out = {}
     for node in walk(typed.program.body):
-        if isinstance(node, (P.Map, P.Reduce, P.FilterSeq)) and id(node) in typed.loop_vars:
+        if isinstance(node, (P.Map, P.Reduce, P.FilterSeq, P.RadixSeq)) and id(node) in typed.loop_vars:
             var = typed.loop_vars[id(node)]
             n = A.add(var.hi, 1)
             dim = node.dim if isinstance(node, P.Map) else 0
-            kind = node.name if isinstance(node, P.FilterSeq) else node.kind
+            kind = node.name if isinstance(node, (P.FilterSeq, P.RadixSeq)) else node.kind
             out[id(node)] = loop_shape(kind, n, launch.threads(kind, dim))
     return MappingProxyType(out)

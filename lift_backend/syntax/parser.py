@@ -40,7 +40,7 @@ KEYWORDS = {"userfun", "program", "o"}
 # names the generated OpenCL C cannot use for parameters and user functions
 VALUE_PATTERNS = {"zip", "gatherIdx", "scatterIdx", "permuteIdx", "scatterLastIdx", "splitOffsets", "arrayAccess", "arrayAccessIf", "failIf"}
 FUNCTION_PATTERNS = {
-    "map", "mapSeq", "mapGlb", "mapWrg", "mapLcl", "reduce", "reduceSeq", "scanSeq", "filterSeq", "iterate", "split",
+    "map", "mapSeq", "mapGlb", "mapWrg", "mapLcl", "reduce", "reduceSeq", "scanSeq", "filterSeq", "radixHistSeq", "radixRankSeq", "iterate", "split",
     "join", "gather", "scatter", "zip", "get", "slide", "pad", "transpose", "id", "toGlobal",
     "toLocal", "toPrivate", "asVector", "asScalar", "mapVec", "slice", "gatherIdx", "scatterIdx", "permuteIdx",
     "scatterMaxIdx", "scatterLastIdx",
@@ -611,6 +611,15 @@ class Parser:
             v = self.fun_arg(scope, "the value function of filterSeq")
             self.expect(")")
             return P.FilterSeq(f, v)
+        if n in ("radixHistSeq", "radixRankSeq"):
+            self.expect("(")
+            btok = self.lx.next()
+            if btok.kind != "INT":
+                raise self.error(f"{n}: the digit's bits are an integer constant", btok)
+            self.expect(",")
+            f = self.fun_arg(scope, f"the digit function of {n}")
+            self.expect(")")
+            return P.RadixSeq(int(btok.text), f, rank=n == "radixRankSeq")
         if n == "iterate":
             (k,) = self.static_args(ar, 1)
             (f,) = self.static_args(lambda: self.fun_arg(scope, "the argument of iterate"), 1)

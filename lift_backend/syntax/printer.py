@@ -139,6 +139,8 @@ def fun_text(f: FunDecl, prec: int = 0) -> str:
         return f"{f.kind}({fun_text(f.f)})"
     if isinstance(f, P.Reduce):
         return f"{f.kind}({fun_text(f.f)}, {expr_text(f.init)})"
+    if isinstance(f, P.RadixSeq):
+        return f"{f.name}({f.bits}, {fun_text(f.f)})"
     if isinstance(f, P.FilterSeq):
         return f"filterSeq({fun_text(f.f)}, {fun_text(f.value)})"
     if isinstance(f, P.Iterate):

@@ -30,7 +30,7 @@ def len_var(param_name: str) -> Var:
 
 LOOP_VAR_NAMES = {"mapGlb": "gl_id", "mapWrg": "wg_id", "mapLcl": "l_id", "mapSeq": "i",
                   "map": "i", "reduceSeq": "i", "reduce": "i", "scanSeq": "i",
-                  "filterSeq": "i"}
+                  "filterSeq": "i", "radixHistSeq": "i", "radixRankSeq": "i"}
 
 
 class Repeated(tuple):
@@ -287,6 +287,8 @@ class _Inferer:
             return self.iterate(f, argts[0], call, env)
         if isinstance(f, P.FilterSeq):
             return self.filter_seq(f, argts, call, env)
+        if isinstance(f, P.RadixSeq):
+            return self.radix_seq(f, argts, call, env)
         if isinstance(f, P.LayoutPattern):
             return self.layout(f, argts, call, env)
         raise self.error(f"unknown function {f!r}")
@@ -340,6 +342,32 @@ class _Inferer:
         if st.dependent:
             raise self.error(f"filterSeq: the slots must be a regular array, got the position-dependent {st}")
         return ArrayType(vt, st.length)
+
+    def radix_seq(self, f: P.RadixSeq, argts: List[Type], call: FunCall, env) -> Type:
+        """``radixHistSeq(b, f)(xs)``: ``[t]_m -> [int]_{2^b}``; ``radixRankSeq(b, f)(xs, starts)``:
+        ``[t]_m, [int]_{2^b} -> [int]_m``, for a digit function ``f: t -> int`` and
+        ``1 <= b <= 8``."""
+        at = self.array(argts[0], f.name, 1)
+        k = self.vars.fresh(LOOP_VAR_NAMES[f.name], 0, A.sub(at.length, 1))
+        self.loop_vars[id(f)] = k
+        if not 1 <= f.bits <= 8:
+            raise self.error(f"{f.name}: a digit has 1 to 8 bits, got {f.bits}")
+        if f.f.arity != 1:
+            raise self.error(f"{f.name}: the digit function must take 1 argument (the element)")
+        elem = at.elem_at(k)
+        if not is_value(elem) or k in type_free_vars(elem):
+            raise self.error(f"{f.name}: the elements must be scalars, vectors or tuples, got {elem}")
+        rt = self.fun(f.f, [elem], call, env)
+        if rt != ScalarType("int"):
+            raise self.error(f"{f.name}: the digit function must return an int, got {rt}")
+        size = A.cst(1 << f.bits)
+        if not f.rank:
+            return ArrayType(ScalarType("int"), size)
+        st = self.array(argts[1], f.name, 2)
+        if st.dependent or st.elem != ScalarType("int"):
+            raise self.error(f"{f.name}: the starts must be a regular array of ints, got {st}")
+        self.same_len(f.name, st.length, size, "lengths (the starts, one a digit)")
+        return ArrayType(ScalarType("int"), at.length)
 
     def iterate(self, f: P.Iterate, t: Type, call: FunCall, env) -> Type:
         at = self.regular(self.array(t, "iterate"), "iterate")

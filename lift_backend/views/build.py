@@ -140,7 +140,7 @@ def layout_view(f: P.LayoutPattern, args: Sequence[View], result_type: Type,
         return GuardView(read, guard, result_type)
     if isinstance(f, P.GatherIdx):
         pt = args[1].type
-        return GatherIdxView(args[1], args[0], result_type, BoundsCheck("gatherIdx", span, pt.length))
+        return GatherIdxView(args[1], args[0], result_type, BoundsCheck("gatherIdx", span, pt.length, f.code))
     if isinstance(f, P.SplitOffsets):
         offs, data = args
         var = supply.fresh("r", 0, A.sub(result_type.length, 1))
