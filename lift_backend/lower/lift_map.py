@@ -65,6 +65,17 @@ zip(...)), generate(M - 1))``, and the row's index ``row._1`` is the id the user
 (an ``arrayAccess(w, row._1)`` for ``w[seg_ids(sd)[i]]``); the fold's step is built inside the
 row's function.  Ids of another descriptor, or at a computed index, are not lifted.
 
+A MAP whose thunk reads the walked ids of one descriptor ``sd`` at its index (the map over
+``sd``'s elements: quicksort's gathers, ``v4[seg_offsets(sd0)[v1[seg_ids(sd2)[i]]] + (i -
+seg_offsets(sd2)[seg_ids(sd2)[i]])]``) is ``sd``'s rows the same way, each element mapped:
+``join o mapGlb(0)(\\row -> toGlobal(mapSeq(\\t -> uf(t..., row._1))) $ row._0) $
+zip(splitOffsets(offs, zip(...)), generate(M - 1))``, the joined rows its output
+(``LiftMap.rows`` names ``sd``).  The runner launches it only where the map's size is ``sd``'s
+total and ``sd`` has many segments of about 2 elements or fewer (``OpenCLRunner._map_rows``:
+for longer ones the hand-written map's balanced chunks are faster on a CPU).  The ids of two
+descriptors, or a checked primitive (its private results and flags would be an array per row),
+keep the hand-written map.
+
 A subscript the hand-written phase does not number (it computed an equal one before: its value
 numbering) reports the site of the earlier equal subscript, equal up to ``let`` names and
 inlined subscripts (:func:`_canon`), where that site is unique.
@@ -79,7 +90,8 @@ parameter ``d: [t]1`` read as ``arrayAccess(d, 0)``: a constant index its length
 without a check.
 
 What is not yet a Lift program (the hand-written phase runs): thunks that read lengths as values,
-segment ids a CPU walks (but a segmented reduction's or scan's own, above), or an index or
+segment ids a CPU walks (but a segmented reduction's or scan's own and a MAP's of one
+descriptor at its index, above), or an index or
 condition with a failing primitive.  An index that uses ``let``
 variables of the thunk is computed with those ``let``s (their right-hand sides run again in the
 index's user function).  λcu ``bool`` is Lift's ``bool`` (a ``uchar`` in C); λcu ``char`` (codes
@@ -131,6 +143,10 @@ class LiftMap:
     inputs: tuple            # context arguments holding the lengths of the vectors read at
                              # the map's index (the zipped inputs): each must be the map's
     args: tuple
+    #: a MAP run as the rows of a segment descriptor (it reads the segment ids of that
+    #: descriptor at its index): the descriptor's λcu name, whose offsets are ``("offs",)`` and
+    #: its count + 1 ``("segs1",)``, launched one work-item a segment; None for the others
+    rows: Optional[str] = None
 
     @property
     def name(self) -> str:
@@ -535,10 +551,18 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
     # of generate(M - 1) zipped with the rows), not a vector: no buffer needed, none walked
     own_ids = f"{soac.sd.name}.ids" if isinstance(soac, (ir.SegReduce, ir.SegScan)) and \
         isinstance(soac.sd, ir.Var) and not carry_phase else None
-    if own_ids in reads and segtypes.get(own_ids) is not None and soac.sd.name in tenv:
+    # a MAP reading the walked ids of one descriptor at its index gets the same rows: those of
+    # that descriptor (``rows_sd``), the runner launching them where the map's size is its total
+    rows_sd = None
+    if isinstance(soac, ir.Map) and permute is None and filter_write is None and not scan_phase:
+        walked = [name for name in reads if name in ctx.walks]
+        if len(walked) == 1:
+            own_ids = walked[0]
+            rows_sd = own_ids[:-len(".ids")]
+    if own_ids in reads and segtypes.get(own_ids) is not None and own_ids[:-len(".ids")] in tenv:
         segid = own_ids
     else:
-        segid = None
+        segid, rows_sd = None, None
     if not reads or set(reads) == {segid}:
         # a constant map (or one reading only its segment's id): over generate(N), its
         # element unused
@@ -674,6 +698,11 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
         key_uf = order_key_function(f"uf_{ukname}_key", main[2][0], *order_key)
         if key_uf is None:
             return None
+    if rows_sd is not None and main[3]:
+        # a rows MAP whose thunk has a checked primitive: the private value of its results and
+        # flags inside the row's mapSeq would be replicated per element (a private array of the
+        # row's length, unknown when compiling), so the hand-written map serves it
+        return None
     if filter_write is not None:
         # the predicate (one bool, no failing site), over exactly the values the FILTER keeps
         # (stored as they are read: a λcu int index is Lift's int, a vector's element its buffer's)
@@ -819,12 +848,33 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
                                                     FunCall(Get(kix), (t,)))), ["t"])
                 data = zip_(*vs)
             return mapGlb(toGlobal(fn))(data)
-        if len(vs) == 1:
-            fn = None if segid else lam(lambda x: apply_main(lambda k: x), ["x"])
-            data = vs[0]
-        else:
-            fn = None if segid else lam(lambda t: apply_main(lambda k: FunCall(Get(k), (t,))), ["t"])
-            data = zip_(*vs)
+        def element():
+            """The thunk on one element of the zipped inputs (built where the row's id is
+            known: inside the row's function, when the thunk reads its segment's id)."""
+            if len(vs) == 1:
+                return lam(lambda x: apply_main(lambda k: x), ["x"])
+            return lam(lambda t: apply_main(lambda k: FunCall(Get(k), (t,))), ["t"])
+
+        fn = None if segid else element()
+        data = vs[0] if len(vs) == 1 else zip_(*vs)
+
+        def descriptor_rows(per_row):
+            """``join o mapGlb(0)(\\row -> per_row(row)) $ splitOffsets(offs, data)``: work-item
+            s takes segment s of the descriptor whose offsets (one more than segments) cut the
+            zipped inputs into a position-dependent array; where the thunk reads the segment's
+            id, each row is zipped with its index (``generate(M - 1)``, one a segment), which
+            the thunk gets for ``seg_ids(sd)[i]`` while ``per_row`` builds the row's function."""
+            offs = ps[len(vec_names) + len(sc_params)]
+            rows = splitOffsets(offs, data)
+            if segid:
+                rows = zip_(rows, FunCall(Generate(A.sub(MV, 1)), ()))
+
+            def segment(row):
+                if segid:
+                    row_id[0] = FunCall(Get(1), (row,))
+                    row = FunCall(Get(0), (row,))
+                return per_row(row)
+            return join()(mapGlb(lam(segment, ["row"]))(rows))
         if reduce_parts is None and permute is not None:
             # a PERMUTE: element k written at ix[k], checked and written once (lift_permute.py)
             ix = ps[len(vec_names) + len(sc_params)]
@@ -863,6 +913,10 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
             chunk = lam(lambda r: FunCall(toGlobal(filterSeq(fn, keep)), (FunCall(Get(0), (r,)), FunCall(Get(1), (r,)))),
                         ["r"])
             return join()(mapGlb(chunk)(zip_(rows(data), slots)))
+        if reduce_parts is None and rows_sd is not None:
+            # a MAP reading its segment's id: the rows of that descriptor, each element mapped
+            # through the thunk, the joined rows its output
+            return descriptor_rows(lambda row: toGlobal(mapSeq(element()))(row))
         if reduce_parts is None:
             return mapGlb(toGlobal(fn))(data)
         # a REDUCE's chunks: work-item c folds the balanced chunk c * N / P .. (c + 1) * N / P
@@ -877,25 +931,15 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
             # (one more than segments) cutting the zipped inputs into a position-dependent array;
             # a SEG_SCAN's: work-item s scans segment s exclusively from init, one result per
             # element (the accumulator before it), the joined rows the output
-            offs = ps[len(vec_names) + len(sc_params)]
-
             def segment(row):
                 init = FunCall(toPrivate(init_uf), tuple(ss))
-                if segid:
-                    # the thunk's seg_ids(sd)[i] is the row's index s (the step of row s)
-                    row_id[0] = FunCall(Get(1), (row,))
-                    row = FunCall(Get(0), (row,))
-                    st = lam(lambda acc, t: FunCall(op_uf, (acc, elem(t)) + tuple(ss)), ["acc", "t"])
-                else:
-                    st = step
+                # the step of this row (the thunk's seg_ids(sd)[i] is the row's index)
+                st = lam(lambda acc, t: FunCall(op_uf, (acc, elem(t)) + tuple(ss)), ["acc", "t"]) \
+                    if segid else step
                 if isinstance(soac, ir.SegScan):
                     return toGlobal(scanSeq(st, init))(row)
                 return toGlobal(mapSeq(id_uf))(reduceSeq(st, init)(row))
-            rows = splitOffsets(offs, data)
-            if segid:
-                # each row zipped with its index: generate(M - 1), one a segment
-                rows = zip_(rows, FunCall(Generate(A.sub(MV, 1)), ()))
-            return join()(mapGlb(lam(segment, ["row"]))(rows))
+            return descriptor_rows(segment)
         rows = partition(PV, lambda c: A.sub(A.div(A.mul(A.add(c, 1), N), PV), A.div(A.mul(c, N), PV)))
         if scan_phase:
             # a SCAN's last pass: chunk c scans its elements again from its carry-in (the
@@ -910,7 +954,7 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
 
     carry_params = []
     MV = size_var("M")          # a SEG_REDUCE's or SEG_SCAN's segments + 1 (its offsets)
-    if soac.SEGMENTED and order_key is None:
+    if (soac.SEGMENTED and order_key is None) or rows_sd is not None:
         carry_params = [("offs", ArrayType(ScalarType("int"), MV))]
     if permute is not None:
         pt = tenv.get(permute[0])
@@ -932,7 +976,7 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
     if uses[0] > MAX_ACCESSES:
         return None
     try:
-        if soac.SEGMENTED and order_key is None:
+        if (soac.SEGMENTED and order_key is None) or rows_sd is not None:
             # one work-item per segment in work-groups of CPU_LOCAL on a CPU (the mapGlb an if)
             launch = {"global_size": A.add(MV, CPU_LOCAL - 2)} if strategy == "cpu" else {}
         elif reduce_parts is not None or filter_write is not None:
@@ -964,7 +1008,7 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
             args.append(("errbase",))
         elif kp.name == "carry" and scan_phase:
             args.append(("carry",))
-        elif kp.name == "offs" and soac.SEGMENTED:
+        elif kp.name == "offs" and (soac.SEGMENTED or rows_sd is not None):
             args.append(("offs",))
         elif kp.name == "ix" and permute is not None:
             args.append(("host", where[permute[0]][0]))
@@ -981,7 +1025,7 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
     inputs = tuple(where[name][1] for name, _, _ in ins if name not in (INDEX, segid))
     if permute is not None:
         inputs += (where[permute[0]][1],)     # the index vector has the permutation's length
-    return LiftMap(prog, kern, inputs, tuple(args))
+    return LiftMap(prog, kern, inputs, tuple(args), rows_sd)
 
 
 def order_key_function(name: str, t: Type, bits: int, descending: bool):

@@ -860,13 +860,17 @@ class OpenCLRunner:
         if isinstance(s, ir.Map):
             outs = [self.new_vec(n, dt) for dt in tau]
             lm = ls.info.get("lift")
-            if lm is not None and self._lift_fits(lm, ctx, n):
+            if lm is not None and self._lift_fits(lm, ctx, n) and \
+                    (lm.rows is None or self._map_rows(kenv[lm.rows], n)):
                 # the kernel the Lift compiler wrote (lift_map.py): the inputs read at the map's
                 # index are in bounds; its subscripts at computed indices (arrayAccess) are
                 # checked and report the SOAC's sites; a CPU runs one element a work-item in
                 # work-groups of lift_map.CPU_LOCAL (the kernel's mapGlb an if), a GPU strides as
-                # the hand-written loops do
-                self._launch_lift(K("lift"), lm, ctx, n, [o.buf for o in outs])
+                # the hand-written loops do.  A MAP reading the segment ids of a descriptor at
+                # its index is that descriptor's rows, one work-item a segment (the row's index
+                # the id): launched where a segmented reduction would run its rows plan
+                self._launch_lift(K("lift"), lm, ctx, n, [o.buf for o in outs],
+                                  sd=None if lm.rows is None else kenv[lm.rows])
                 return outs
             self.launch(K("map"), G, ctx + [L(n)] + [o.buf for o in outs])
             return outs
@@ -1182,6 +1186,23 @@ class OpenCLRunner:
                 return False
             longest = 4096
         return sd.maxlen <= max(longest, 4 * -(-sd.total // self.chunks(sd.total)))
+
+    #: the longest average segment for which a MAP reading its segment ids runs as the rows of
+    #: the descriptor (see _map_rows)
+    map_rows_avg = 2
+
+    def _map_rows(self, sd: DSd, n: int) -> bool:
+        """Whether a MAP of ``n`` elements reading the segment ids of ``sd`` at its index runs as
+        ``sd``'s rows (its Lift program, one work-item a segment): its elements are exactly the
+        descriptor's, a segmented reduction over ``sd`` would take its rows plan (many short
+        segments), and those average at most ``map_rows_avg`` elements (or there are few
+        elements in all).  Otherwise the hand-written map runs: balanced chunks walking the
+        segments, which computes what depends on the segment alone once per segment and
+        vectorises the rest -- measured on PoCL (a CPU), it is as fast or faster from about 2
+        elements a segment on (a gather at the segment's offsets 1.3x at 4 elements, 2x at 64),
+        and slower below, where it walks to a new segment every element or two."""
+        return n == sd.total and sd.count < _INT_MAX and self._rows(sd) and \
+            (sd.total <= self.small_seq or sd.total <= self.map_rows_avg * sd.count)
 
     def _sd_of_lengths(self, lengths: DVec, total: int) -> DSd:
         """A descriptor of lengths computed on the device whose total is known (its longest

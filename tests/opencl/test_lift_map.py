@@ -365,9 +365,12 @@ def test_segment_fields_at_computed_indices():
     from lift_backend.lower.runner import lower_kernel
     k = segment_maps().kernels[0]
     # on a GPU both are Lift programs; on a CPU the segment ids are computed by walking the
-    # offsets (no buffer to read), so the map that reads them keeps its hand-written kernel
+    # offsets (no buffer to read), so the map that reads them at its index is sd's rows, the
+    # row's index the id (test_lift_map_rows.py)
     assert ["lift" in x.info for x in lower_kernel(k, strategy="gpu")] == [True, True]
-    assert ["lift" in x.info for x in lower_kernel(k, strategy="cpu")] == [False, True]
+    cpu = lower_kernel(k, strategy="cpu")
+    assert ["lift" in x.info for x in cpu] == [True, True]
+    assert [x.info["lift"].rows for x in cpu] == ["sd", None]
 
 
 @pytest.mark.parametrize("lengths", [[1], [3, 1, 2], [5] * 7 + [2], [1, 2, 3] * 700])
