@@ -107,6 +107,7 @@ from lambda_cu import ir
 from lambda_cu.types import BoolT, CharT, FloatT, IntT, Type, VecT
 
 from .cgen import CGen, LowerError, Sites, Val, comps, ctype
+from ..ir.expr import UserFun
 
 # element types a Lift program can carry for λcu (λcu bool and char are byte buffers: below)
 _LIFT_SCALAR = {("int", 32): "int", ("int", 64): "long", ("float", 64): "double"}
@@ -147,6 +148,10 @@ class LiftMap:
     #: descriptor at its index): the descriptor's λcu name, whose offsets are ``("offs",)`` and
     #: its count + 1 ``("segs1",)``, launched one work-item a segment; None for the others
     rows: Optional[str] = None
+    #: a SEG_REDUCE's or SEG_SCAN's rows reading their segment's id (the row's index): every
+    #: subscript at the id is checked and read again for each element (the template reads it
+    #: once a segment), so the runner launches them only for short segments (``_segid_rows``)
+    segid: bool = False
 
     @property
     def name(self) -> str:
@@ -925,7 +930,17 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
 
         def elem(t):
             return apply_main((lambda k: t) if len(vs) == 1 else (lambda k: FunCall(Get(k), (t,))))
-        step = None if segid else lam(lambda acc, t: FunCall(op_uf, (acc, elem(t)) + tuple(ss)), ["acc", "t"])
+
+        def apply_op(acc, t):
+            """``op(acc, f(t))``; an element of several components is computed once, into a
+            private value (the generator passes a tuple argument component by component: the
+            element's user function would otherwise run once per component)."""
+            e = elem(t)
+            if len(main[2]) > 1 and isinstance(e, FunCall) and isinstance(e.f, UserFun):
+                return FunCall(lam(lambda r: FunCall(op_uf, (acc, r) + tuple(ss)), ["r"]),
+                               (FunCall(toPrivate(e.f), e.args),))
+            return FunCall(op_uf, (acc, e) + tuple(ss))
+        step = None if segid else lam(apply_op, ["acc", "t"])
         if isinstance(soac, (ir.SegReduce, ir.SegScan)):
             # a SEG_REDUCE's rows plan: work-item s folds segment s, the descriptor's offsets
             # (one more than segments) cutting the zipped inputs into a position-dependent array;
@@ -934,8 +949,7 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
             def segment(row):
                 init = FunCall(toPrivate(init_uf), tuple(ss))
                 # the step of this row (the thunk's seg_ids(sd)[i] is the row's index)
-                st = lam(lambda acc, t: FunCall(op_uf, (acc, elem(t)) + tuple(ss)), ["acc", "t"]) \
-                    if segid else step
+                st = lam(apply_op, ["acc", "t"]) if segid else step
                 if isinstance(soac, ir.SegScan):
                     return toGlobal(scanSeq(st, init))(row)
                 return toGlobal(mapSeq(id_uf))(reduceSeq(st, init)(row))
@@ -1025,7 +1039,7 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
     inputs = tuple(where[name][1] for name, _, _ in ins if name not in (INDEX, segid))
     if permute is not None:
         inputs += (where[permute[0]][1],)     # the index vector has the permutation's length
-    return LiftMap(prog, kern, inputs, tuple(args), rows_sd)
+    return LiftMap(prog, kern, inputs, tuple(args), rows_sd, segid is not None and rows_sd is None)
 
 
 def order_key_function(name: str, t: Type, bits: int, descending: bool):

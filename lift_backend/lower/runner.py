@@ -847,7 +847,8 @@ class OpenCLRunner:
                 self.launch(K("rowsl"), min(sd.count, self.map_items), ctx + [L(sd.count), L(n)] + [o.buf for o in outs])
                 return outs
             lm = ls.info.get("lift")
-            if lm is not None and self._lift_fits(lm, ctx, n) and sd.count < _INT_MAX:
+            if lm is not None and self._lift_fits(lm, ctx, n) and sd.count < _INT_MAX and \
+                    (not lm.segid or self._short_rows(sd)):
                 # the rows the Lift compiler wrote (lift_map.py): the descriptor's offsets cut
                 # the inputs into segments (splitOffsets), one work-item folding (a SEG_SCAN:
                 # scanning, one result an element) each
@@ -1201,8 +1202,16 @@ class OpenCLRunner:
         vectorises the rest -- measured on PoCL (a CPU), it is as fast or faster from about 2
         elements a segment on (a gather at the segment's offsets 1.3x at 4 elements, 2x at 64),
         and slower below, where it walks to a new segment every element or two."""
-        return n == sd.total and sd.count < _INT_MAX and self._rows(sd) and \
-            (sd.total <= self.small_seq or sd.total <= self.map_rows_avg * sd.count)
+        return n == sd.total and sd.count < _INT_MAX and self._rows(sd) and self._short_rows(sd)
+
+    def _short_rows(self, sd: DSd) -> bool:
+        """Whether ``sd``'s segments average at most ``map_rows_avg`` elements, or there are few
+        elements in all: where a Lift rows program that reads its segment's id (a MAP's, a
+        SEG_REDUCE's or SEG_SCAN's: the row's index) is launched instead of the template, which
+        reads what depends on the segment alone once per segment.  Quicksort's split counts
+        (a SEG_REDUCE of three components, five subscripts at the id each) took 4x the
+        template's kernel time as Lift rows over its longer segments."""
+        return sd.total <= self.small_seq or sd.total <= self.map_rows_avg * sd.count
 
     def _sd_of_lengths(self, lengths: DVec, total: int) -> DSd:
         """A descriptor of lengths computed on the device whose total is known (its longest

@@ -158,8 +158,12 @@ def _big():
 def test_the_lift_rows_are_what_run_2_20_plus_1():
     """On a CPU the rows of 2^20 + 1 elements in short segments are the Lift kernels (none of the
     template rows or chunks runs), with the same results as the numpy runner and the GPU
-    strategy's plan; then a failing gather reports its site."""
+    strategy's plan; then a failing gather reports its site.  The segments average 2.8
+    elements: the runner launches the Lift rows reading their segment's id only up to
+    ``map_rows_avg`` elements a segment (``_short_rows``; the template rows read what depends on
+    the segment once a segment), raised to 3 here; with the default 2 the template rows run."""
     cpu = cpu_plan_runner()
+    cpu.map_rows_avg = 3
     gpu = OpenCLRunner(cpu.device, strategy="gpu")
     prog, names = programs()
     lengths = _big()
@@ -169,6 +173,11 @@ def test_the_lift_rows_are_what_run_2_20_plus_1():
     kernels = set(cpu.stats.by_kernel)
     assert sum(k.endswith("_lift") for k in kernels) == 8, kernels
     assert not any(k.endswith(("_rows", "_chunks", "_scan", "_init")) for k in kernels), kernels
+    plain = cpu_plan_runner(cpu.device)
+    check(prog, [plain], ps, ws, xs, d, expect_error=False, rtol=1e-9, names=names)
+    plain._collect_events()
+    kernels = set(plain.stats.by_kernel)
+    assert not any(k.endswith("_lift") for k in kernels) and any(k.endswith("_rows") for k in kernels), kernels
     ps2, ws2, xs2, d2 = _inputs(lengths[:-1], 6, short_ws=True)      # the last segment not empty
     assert check(prog, [cpu], ps2, ws2, xs2, d2, expect_error=True) == (L("w:1:1"), MSG_BOUNDS)
 

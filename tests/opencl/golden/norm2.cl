@@ -187,7 +187,8 @@ kernel void v_KF1_0_lift(const global int* restrict v0, global int* out0, global
     Tuple_int_int v1 = uf_v_KF1_0_init();
     Tuple_int_int acc1 = v1;
     for (int i = 0; i < (int)((((long)N) + ((long)N) * ((long)gl_id)) / ((long)P) - ((long)N) * ((long)gl_id) / ((long)P)); i += 1) {
-      acc1 = uf_v_KF1_0_op(acc1._0, acc1._1, (uf_v_KF1_0(v0[(int)(((long)i) + ((long)N) * ((long)gl_id) / ((long)P))]))._0, (uf_v_KF1_0(v0[(int)(((long)i) + ((long)N) * ((long)gl_id) / ((long)P))]))._1);
+      Tuple_int_int v2 = uf_v_KF1_0(v0[(int)(((long)i) + ((long)N) * ((long)gl_id) / ((long)P))]);
+      acc1 = uf_v_KF1_0_op(acc1._0, acc1._1, v2._0, v2._1);
     }
     Tuple_int_int tup = uf_v_KF1_0_id(acc1);
     out0[gl_id] = tup._0;
