@@ -43,6 +43,9 @@ SEQUENCE_TOO_LONG = f"Sequence too long (more than {MAX_SEQ_LENGTH} elements)."
 # Errors of λcu operations that the flattener's own checks normally precede.
 SCATTER_LENGTHS = "Write (<-): destination sequences of different lengths."
 NEGATIVE_SEGMENT_LENGTH = "Negative segment length."
+#: a radix sort's position out of range (an internal error of the OpenCL backend's RANK: the
+#: positions are a permutation by construction)
+RADIX_POSITION = "internal error: a radix-sort position is out of range."
 #: a λcu iteration over a negative size (an internal error: sizes come from lengths)
 NEGATIVE_SIZE = "negative iteration size {n} in {op}"
 
@@ -54,6 +57,7 @@ MSG_PARTITION = PREFIX + PARTITION_COUNTS
 MSG_SCATTER = MSG_BOUNDS
 MSG_SCATTER_LENGTHS = PREFIX + SCATTER_LENGTHS
 MSG_NEG_LENGTH = PREFIX + NEGATIVE_SEGMENT_LENGTH
+MSG_RADIX = PREFIX + RADIX_POSITION
 MSG_ISQRT = PREFIX + NEGATIVE_ISQRT
 MSG_TOO_LONG = PREFIX + SEQUENCE_TOO_LONG
 #: every backend's error when a program's recursion exhausts the big stack

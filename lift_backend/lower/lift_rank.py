@@ -55,7 +55,7 @@ from .lift_map import CPU_LOCAL, LiftMap, lift_map
 
 #: the message of the position checks of the radix programs (``scatterIdx``, ``gatherIdx``): the
 #: positions are a permutation by construction, so it never shows unless the sort is wrong
-MSG_RADIX = "RUNTIME ERROR: internal error: a radix-sort position is out of range."
+from lambda_cu.errors import MSG_RADIX  # noqa: E402
 
 #: the bits of a digit: 256 counters a row, as the templates
 DIGIT = 8
