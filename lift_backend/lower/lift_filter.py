@@ -205,7 +205,7 @@ def lift_filter_counts(kname: str, soac: ir.Soac, sites: Sites, strategy: str = 
     from ..ir.patterns import At, Generate, Get
     from ..types import ArrayType, ScalarType, TupleType, c_type_name
     from lambda_cu.errors import MSG_BOUNDS
-    from .lift_map import CPU_LOCAL, LiftMap
+    from .lift_map import CPU_LOCAL, LiftMap, kernel_args
     part = isinstance(soac, ir.SegPartition)
     code = sites.of("segcounts", None, MSG_BOUNDS)
     I, L = ScalarType("int"), ScalarType("long")
@@ -239,17 +239,9 @@ def lift_filter_counts(kname: str, soac: ir.Soac, sites: Sites, strategy: str = 
         kern = compile_program(prog, error_base=True, soa_output=True, **launch)
     except LiftError:
         return None
-    args = []
-    for kp in kern.params:
-        if kp.kind == "output":
-            args.append(("out", sum(a[0] == "out" for a in args)))
-        elif kp.kind == "size":
-            args.append(("nseg",) if kp.name == "S" else ("total",))
-        elif kp.kind in ("errors", "errbase"):
-            args.append(("err",) if kp.kind == "errors" else ("errbase",))
-        else:
-            args.append((kp.name,))      # offs: the descriptor's offsets; pre
-    return LiftMap(prog, kern, (), tuple(args))
+    # offs: the descriptor's offsets; pre: the positions
+    args = kernel_args(kern, prog.name, {"S": ("nseg",), "N": ("total",)}, {"offs": ("offs",), "pre": ("pre",)})
+    return LiftMap(prog, kern, (), args)
 
 
 def lift_filter_phases(kname: str, soac: ir.Soac, tenv: dict, ctx, sites: Optional[Sites] = None,

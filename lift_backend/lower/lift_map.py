@@ -163,6 +163,31 @@ class LiftMap:
         return file_text([self.program]).rstrip("\n")
 
 
+def kernel_args(kern, what: str, sizes: dict, named: dict, output=None) -> tuple:
+    """The runner's argument list of the compiled Lift kernel ``kern``, in its parameters'
+    order (see :class:`LiftMap`): its outputs ``("out", k)`` (or ``output`` for each, where the
+    kernel writes one buffer the runner names), ``("err",)`` and ``("errbase",)`` for the error
+    buffer and base, a size variable's entry in ``sizes`` (by its name: ``N``, ``P``, ...) and
+    another parameter's in ``named`` (by its name; a ``marks`` buffer by the kind ``"marks"``).
+    A parameter neither names is a lowering bug, reported with ``what`` (the program's name)."""
+    args = []
+    for kp in kern.params:
+        if kp.kind == "output":
+            a = output if output is not None else ("out", sum(x[0] == "out" for x in args))
+        elif kp.kind == "errors":
+            a = ("err",)
+        elif kp.kind == "errbase":
+            a = ("errbase",)
+        elif kp.kind == "size":
+            a = sizes.get(kp.name)
+        else:
+            a = named.get("marks") if kp.kind == "marks" else named.get(kp.name)
+        if a is None:   # pragma: no cover - a lowering bug
+            raise LowerError(f"the Lift kernel {what} has an unexpected parameter {kp}")
+        args.append(a)
+    return tuple(args)
+
+
 class _NotElementwise(Exception):
     pass
 
@@ -1004,42 +1029,29 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
         # serves this MAP, as it serves every MAP that is not element-wise.  The tests assert
         # which MAPs are Lift programs, so a refusal that should not happen shows there.
         return None
-    args = []
-    byname = {f"v{k}": ("host", where[name][0]) for k, name in enumerate(vec_names)}
-    byname.update({cn: ("host", j) for cn, j, _ in scal})
-    for kp in kern.params:
-        if kp.kind == "output":
-            args.append(("out", sum(a[0] == "out" for a in args)))
-        elif kp.kind == "size":
-            args.append(("size",) if kp.name == "N" else ("chunks",) if kp.name == "P"
-                        else ("dstlen",) if kp.name == "M" and permute is not None and len(permute) > 2
-                        else ("segs1",) if kp.name == "M"
-                        else ("kept",) if kp.name == "K" and filter_write is not None
-                        else ("len", where[len_of[kp.name]][1]))
-        elif kp.kind == "errors":
-            args.append(("err",))
-        elif kp.kind == "errbase":
-            args.append(("errbase",))
-        elif kp.name == "carry" and scan_phase:
-            args.append(("carry",))
-        elif kp.name == "offs" and (soac.SEGMENTED or rows_sd is not None):
-            args.append(("offs",))
-        elif kp.name == "ix" and permute is not None:
-            args.append(("host", where[permute[0]][0]))
-        elif kp.kind == "marks" and permute is not None:
-            args.append(("marks",))
-        elif kp.name == "offs" and filter_write is not None:
-            args.append(("choffs",))
-        elif kp.name == "win" and permute is not None and len(permute) > 2:
-            args.append(("win",))
-        elif kp.name in byname:
-            args.append(byname[kp.name])
-        else:   # pragma: no cover - a lowering bug
-            raise LowerError(f"the Lift kernel of {kname} has an unexpected parameter {kp}\n{file_text_of(prog)}")
+    named = {f"v{k}": ("host", where[name][0]) for k, name in enumerate(vec_names)}
+    named.update({cn: ("host", j) for cn, j, _ in scal})
+    sizes = {n: ("len", where[v][1]) for n, v in len_of.items()}
+    sizes.update({"N": ("size",), "P": ("chunks",)})
+    if permute is not None:
+        named["ix"] = ("host", where[permute[0]][0])
+        named["marks"] = ("marks",)
+        if len(permute) > 2:
+            sizes["M"] = ("dstlen",)
+            named["win"] = ("win",)
+    sizes.setdefault("M", ("segs1",))
+    if scan_phase:
+        named["carry"] = ("carry",)
+    if filter_write is not None:
+        sizes["K"] = ("kept",)
+        named["offs"] = ("choffs",)
+    if soac.SEGMENTED or rows_sd is not None:
+        named["offs"] = ("offs",)
+    args = kernel_args(kern, f"{kname}_{suffix}\n{file_text_of(prog)}", sizes, named)
     inputs = tuple(where[name][1] for name, _, _ in ins if name not in (INDEX, segid))
     if permute is not None:
         inputs += (where[permute[0]][1],)     # the index vector has the permutation's length
-    return LiftMap(prog, kern, inputs, tuple(args), rows_sd, segid is not None and rows_sd is None)
+    return LiftMap(prog, kern, inputs, args, rows_sd, segid is not None and rows_sd is None)
 
 
 def order_key_function(name: str, t: Type, bits: int, descending: bool):
@@ -1113,25 +1125,10 @@ def _carry_program(kname: str, soac, reduce_parts, main, scal: list, sc_params: 
         kern = compile_program(prog, error_base=True, soa_output=True, global_size=1, local_size=1)
     except LiftError:
         return None
-    args = []
-    byname = {cn: ("host", j) for cn, j, _ in scal}
-    for kp in kern.params:
-        if kp.kind == "output":
-            args.append(("out", sum(a[0] == "out" for a in args)))
-        elif kp.kind == "size" and kp.name == "P":
-            args.append(("chunks",))
-        elif kp.kind == "errors":
-            args.append(("err",))
-        elif kp.kind == "errbase":
-            args.append(("errbase",))
-        elif kp.name.startswith("parts") and kp.name[5:].isdigit():
-            args.append(("parts", int(kp.name[5:])))
-        elif kp.name in byname:
-            args.append(byname[kp.name])
-        else:   # pragma: no cover - a lowering bug
-            raise LowerError(f"the Lift carry kernel of {kname} has an unexpected parameter {kp}\n"
-                             f"{file_text_of(prog)}")
-    return LiftMap(prog, kern, (), tuple(args))
+    named = {cn: ("host", j) for cn, j, _ in scal}
+    named.update({f"parts{j}": ("parts", j) for j in range(k)})
+    args = kernel_args(kern, f"{prog.name}\n{file_text_of(prog)}", {"P": ("chunks",)}, named)
+    return LiftMap(prog, kern, (), args)
 
 
 def lift_once(kname: str, soac: ir.Once, tenv: dict, ctx, sites: Sites,

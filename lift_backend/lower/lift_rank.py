@@ -51,7 +51,7 @@ from typing import Optional
 from lambda_cu import ir
 
 from .cgen import LowerError, Sites
-from .lift_map import CPU_LOCAL, LiftMap, lift_map
+from .lift_map import CPU_LOCAL, LiftMap, kernel_args, lift_map
 
 #: the message of the position checks of the radix programs (``scatterIdx``, ``gatherIdx``): the
 #: positions are a permutation by construction, so it never shows unless the sort is wrong
@@ -270,18 +270,6 @@ def _compiled(build, strategy: str) -> Optional[LiftMap]:
         kern = compile_program(prog, error_base=True, soa_output=True, **launch)
     except LiftError:
         return None
-    args = []
-    for kp in kern.params:
-        if kp.kind == "output":
-            args.append(("out", sum(a[0] == "out" for a in args)))
-        elif kp.kind == "size":
-            args.append({"N": ("size",), "P": ("chunks",), "M": ("nsegs1",)}[kp.name])
-        elif kp.kind == "errors":
-            args.append(("err",))
-        elif kp.kind == "errbase":
-            args.append(("errbase",))
-        elif kp.name in ("k", "ix", "ids", "h", "s", "pos", "so", "sh"):
-            args.append((kp.name,))
-        else:   # pragma: no cover - a lowering bug
-            raise LowerError(f"the Lift radix kernel {prog.name} has an unexpected parameter {kp}")
-    return LiftMap(prog, kern, (), tuple(args))
+    args = kernel_args(kern, prog.name, {"N": ("size",), "P": ("chunks",), "M": ("nsegs1",)},
+                       {k: (k,) for k in ("k", "ix", "ids", "h", "s", "pos", "so", "sh")})
+    return LiftMap(prog, kern, (), args)

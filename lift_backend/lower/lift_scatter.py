@@ -40,7 +40,7 @@ from lambda_cu.errors import MSG_SCATTER
 from lambda_cu.types import IntT, VecT
 
 from .cgen import Sites
-from .lift_map import LiftMap, lift_map, _lift_scalar, CPU_LOCAL
+from .lift_map import CPU_LOCAL, LiftMap, _lift_scalar, kernel_args, lift_map
 from .lift_permute import indexed_target
 
 
@@ -92,19 +92,6 @@ def _claim_program(kname: str, vec: str, code: int, tenv: dict, ctx, strategy: s
         kern = compile_program(prog, error_base=True, soa_output=True, **launch)
     except LiftError:
         return None
-    args = []
-    for kp in kern.params:
-        if kp.kind == "output":
-            args.append(("win",))
-        elif kp.kind == "size":
-            args.append(("size",) if kp.name == "N" else ("dstlen",))
-        elif kp.kind == "errors":
-            args.append(("err",))
-        elif kp.kind == "errbase":
-            args.append(("errbase",))
-        elif kp.name == "ix":
-            args.append(("host", where[vec][0]))
-        else:   # pragma: no cover - a lowering bug
-            from .cgen import LowerError
-            raise LowerError(f"the Lift claim kernel of {kname} has an unexpected parameter {kp}")
-    return LiftMap(prog, kern, (where[vec][1],), tuple(args))
+    args = kernel_args(kern, prog.name, {"N": ("size",), "M": ("dstlen",)}, {"ix": ("host", where[vec][0])},
+                       output=("win",))
+    return LiftMap(prog, kern, (where[vec][1],), args)

@@ -240,3 +240,45 @@ def run_nesl(tmp_path: Path, src: str, backend: str, name: str = "p.nesl") -> tu
     r = subprocess.run([sys.executable, "-m", "nessie", "run", "--backend", backend, str(f)],
                        capture_output=True, text=True, cwd=ROOT, timeout=600)
     return r.returncode, r.stdout, r.stderr
+
+
+#: the NESL distribution's quicksort (its filters are FILTERs and, under an apply-to-each,
+#: SEG_FILTERs): the NESL-program tests of the filters prepend it to their programs
+QSORT_NESL = r"""
+function qsort(a) =
+  if (#a < 2) then a
+  else
+    let pivot   = a[#a / 2];
+        lesser  = {e in a | e < pivot};
+        equal   = {e in a | e == pivot};
+        greater = {e in a | e > pivot};
+        result  = {qsort(v) : v in [lesser, greater]}
+    in result[0] ++ equal ++ result[1];
+"""
+
+
+def nesl_outputs(src: str, name: str, runner: Any = None) -> tuple:
+    """The NESL source ``src`` compiled and fused: ``(compiled program, what the numpy λcu runner
+    prints, what the OpenCL runner prints)`` (``runner``: an OpenCL runner, by default the
+    driver's); the reference interpreter's output is :func:`interp_output` of the program."""
+    import io
+    from nessie import driver
+
+    def run(fn):
+        buf = io.StringIO()
+        fn(buf)
+        return buf.getvalue()
+    c = driver.compile_source(src, name)
+    fused = driver.fuse(driver.flatten(c))[0]
+    lcu = run(lambda o: driver.run_lcu(c, fused, o))
+    ocl = run(lambda o: driver.run_lcu(c, fused, o, runner=runner or driver.make_runner("opencl")))
+    return c, lcu, ocl
+
+
+def interp_output(c: Any) -> str:
+    """What the reference interpreter prints for the compiled NESL program ``c``."""
+    import io
+    from nessie import driver
+    buf = io.StringIO()
+    driver.run_interp(c, buf)
+    return buf.getvalue()

@@ -12,7 +12,6 @@ and the write phase compacts each chunk with ``filterSeq`` to its row of the out
 (a PARTITION's rejected elements a second such program, the predicate negated).  Which filters
 qualify, that the printed programs are Lift, that they are what runs, and that results and
 errors equal the numpy runner's and the reference interpreter's."""
-import io
 
 import numpy as np
 import pytest
@@ -22,7 +21,7 @@ from lambda_cu.types import BOOL, CHAR, FLOAT, INT, TupleT
 from lift_backend import compile_program, parse
 from lift_backend.lower.runner import OpenCLRunner, lower_kernel
 
-from .ocl_helpers import cpu_plan_runner, BIG, ODD_SIZES, L, VecT, check, const, kernel, length, prim, th, var
+from .ocl_helpers import QSORT_NESL, cpu_plan_runner, interp_output, nesl_outputs, BIG, ODD_SIZES, L, VecT, check, const, kernel, length, prim, th, var
 
 pytestmark = pytest.mark.opencl
 
@@ -177,17 +176,7 @@ def test_the_lift_kernels_are_what_run():
 # NESL programs: the reference interpreter, the numpy λcu runner and OpenCL print the same
 
 
-NESL = r"""
-function qsort(a) =
-  if (#a < 2) then a
-  else
-    let pivot   = a[#a / 2];
-        lesser  = {e in a | e < pivot};
-        equal   = {e in a | e == pivot};
-        greater = {e in a | e > pivot};
-        result  = {qsort(v) : v in [lesser, greater]}
-    in result[0] ++ equal ++ result[1];
-
+NESL = QSORT_NESL + r"""
 function lcg(n, seed) = {mod(i * 1103515245 + seed, 1000000) : i in [0:n]};
 xs = lcg(N, 12345);
 s = qsort(xs);
@@ -209,19 +198,8 @@ def _nesl(n: int) -> str:
 
 
 def _outputs(src: str):
-    from nessie import driver
-
-    def run(fn):
-        buf = io.StringIO()
-        fn(buf)
-        return buf.getvalue()
-    c = driver.compile_source(src, "filters.nesl")
-    flat = driver.flatten(c)
-    fused = driver.fuse(flat)[0]
-    ref = run(lambda o: driver.run_interp(c, o))
-    lcu = run(lambda o: driver.run_lcu(c, fused, o))
-    ocl = run(lambda o: driver.run_lcu(c, fused, o, runner=driver.make_runner("opencl")))
-    return ref, lcu, ocl
+    c, lcu, ocl = nesl_outputs(src, "filters.nesl")
+    return interp_output(c), lcu, ocl
 
 
 @pytest.mark.parametrize("n", [0, 1, 7, 5000])
@@ -233,17 +211,8 @@ def test_nesl_filters_equal_the_interpreter(n):
 
 def test_nesl_filters_large():
     """More than 2^20 elements: the λcu runner and OpenCL (the interpreter is too slow)."""
-    from nessie import driver
     src = _nesl(2 ** 20 + 3).replace("qsort(xs)", "qsort(take(xs, 20000))")
-    c = driver.compile_source(src, "filters.nesl")
-    fused = driver.fuse(driver.flatten(c))[0]
-
-    def run(fn):
-        buf = io.StringIO()
-        fn(buf)
-        return buf.getvalue()
-    lcu = run(lambda o: driver.run_lcu(c, fused, o))
-    ocl = run(lambda o: driver.run_lcu(c, fused, o, runner=driver.make_runner("opencl")))
+    _, lcu, ocl = nesl_outputs(src, "filters.nesl")
     assert ocl == lcu
 
 

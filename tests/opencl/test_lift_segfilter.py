@@ -15,7 +15,6 @@ and the per-segment counts a map over the segments reading ``pre`` at the descri
 
 Which segmented filters qualify, that the Lift kernels are what runs, and that results and
 errors equal the numpy runner's and the reference interpreter's."""
-import io
 
 import numpy as np
 import pytest
@@ -27,7 +26,7 @@ from lambda_cu.values import SegDes
 from lift_backend import compile_program, parse
 from lift_backend.lower.runner import OpenCLRunner, lower_kernel
 
-from .ocl_helpers import cpu_plan_runner, BIG, ODD_SIZES, SD, L, VecT, check, const, kernel, prim, th, var
+from .ocl_helpers import QSORT_NESL, cpu_plan_runner, interp_output, nesl_outputs, BIG, ODD_SIZES, SD, L, VecT, check, const, kernel, prim, th, var
 
 pytestmark = pytest.mark.opencl
 
@@ -212,17 +211,8 @@ def test_the_lift_kernels_are_what_run():
 # NESL programs: the reference interpreter, the numpy λcu runner and OpenCL print the same
 
 
-NESL = r"""
+NESL = QSORT_NESL + r"""
 function lcg(n, seed) = {mod(i * 1103515245 + seed, 1000) : i in [0:n]};
-function qs(a) =
-  if (#a < 2) then a
-  else
-    let pivot   = a[#a / 2];
-        lesser  = {e in a | e < pivot};
-        equal   = {e in a | e == pivot};
-        greater = {e in a | e > pivot};
-        result  = {qs(v) : v in [lesser, greater]}
-    in result[0] ++ equal ++ result[1];
 function pivots(xss) = {let p = xs[#xs / 2] in ({x in xs | x < p}, {x in xs | x >= p}) : xs in xss | #xs > 0};
 xs = lcg(N, 12345);
 xss = {{xs[mod(i * 37 + j, #xs)] : j in [0:mod(i * 13, 41)]} : i in [0:N / 20]};
@@ -234,33 +224,20 @@ xss = {{xs[mod(i * 37 + j, #xs)] : j in [0:mod(i * 13, 41)]} : i in [0:N / 20]};
 {{c in w | c > `a} : w in ["banana", "", "a", "nessie"]};
 {{x in ys | x > 0} : ys in [[] int, [] int]};
 pivots(xss);
-{qs(ys) : ys in xss};
-{qs(ys) : ys in [[3], [] int, [2, 1], [5, 5, 5, 1]]};
+{qsort(ys) : ys in xss};
+{qsort(ys) : ys in [[3], [] int, [2, 1], [5, 5, 5, 1]]};
 """
 
 
 def _outputs(src: str, runner=None):
-    from nessie import driver
-
-    def run(fn):
-        buf = io.StringIO()
-        fn(buf)
-        return buf.getvalue()
-    c = driver.compile_source(src, "segfilters.nesl")
-    fused = driver.fuse(driver.flatten(c))[0]
-    lcu = run(lambda o: driver.run_lcu(c, fused, o))
-    ocl = run(lambda o: driver.run_lcu(c, fused, o, runner=runner or driver.make_runner("opencl")))
-    return c, lcu, ocl
+    return nesl_outputs(src, "segfilters.nesl", runner)
 
 
 @pytest.mark.parametrize("n", [0, 1, 7, 100, 2000])
 def test_nesl_nested_filters_equal_the_interpreter(n):
-    from nessie import driver
     src = NESL.replace("lcg(N,", f"lcg({n},").replace("N / 20", f"{n} / 20")
     c, lcu, ocl = _outputs(src)
-    ref = io.StringIO()
-    driver.run_interp(c, ref)
-    assert lcu == ref.getvalue()
+    assert lcu == interp_output(c)
     assert ocl == lcu
 
 
