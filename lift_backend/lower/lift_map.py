@@ -196,6 +196,10 @@ class _NotElementwise(Exception):
 #: variable has an empty name)
 INDEX = ""
 
+#: the ``permute`` vector (see :func:`lift_map`) standing for positions a PERMUTE's or
+#: SCATTER's index thunk computes, written by its own Lift MAP (no λcu variable starts with '%')
+POSITIONS = "%pos"
+
 #: the most ``arrayAccess`` calls a lifted MAP may have, counting the copies of an access whose
 #: value several index expressions use (Lift expressions are trees)
 MAX_ACCESSES = 24
@@ -493,7 +497,8 @@ def _reduce_functions(kname: str, soac: ir.Reduce, main, scal: list, scal_env: d
 def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] = None,
              strategy: str = "cpu", scan_phase: bool = False, carry_phase: bool = False,
              permute: Optional[tuple] = None, filter_write: Optional[tuple] = None,
-             rejected: bool = False, order_key: Optional[tuple] = None) -> Optional[LiftMap]:
+             rejected: bool = False, order_key: Optional[tuple] = None,
+             suffix: Optional[str] = None) -> Optional[LiftMap]:
     """The MAP ``soac`` of kernel ``kname`` as a compiled Lift program, or None where it is not
     one (see the module's docstring).  ``sites``: the SOAC's failing sites, numbered by its
     hand-written phases; a subscript at a computed index reports its site's number from the
@@ -511,7 +516,13 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
     ``permuteIdx(ix, ...)`` (checked positions reporting ``code``, each written once).  With a
     third component ``"last"`` (a SCATTER, lift_scatter.py) they are written through
     ``scatterLastIdx(ix, win, ...)`` instead: element ``k`` at ``ix[k]`` where the claims ``win``
-    (``[int]M``, the destinations' length) name it the last writer.
+    (``[int]M``, the destinations' length) name it the last writer.  ``vector`` :data:`POSITIONS`
+    is a PERMUTE's or SCATTER's index thunk computed by its own Lift MAP (``{kname}_liftpos``,
+    lift_permute.py) into a buffer of the scatter's length, the kernel's ``ix`` (argument
+    ``("pos",)``), of the type ``tenv[POSITIONS]``.
+
+    ``suffix``: the program's name is ``{kname}_{suffix}`` (by default ``lift``, or the phase's
+    name below).
 
     ``filter_write``: ``soac`` is the MAP ``{i => let x = f(i) in p(x)}`` of a FILTER's thunk
     ``f`` and predicate ``p``, and ``filter_write`` the inputs that ``f`` reads at ``i``, in the
@@ -540,7 +551,7 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
     if len(f.params) != 1:
         return None
     # the user functions' names: a SCAN's two Lift programs build into one OpenCL program
-    ukname = (f"{kname}_s" if scan_phase else f"{kname}_c" if carry_phase
+    ukname = (f"{kname}_{suffix}" if suffix else f"{kname}_s" if scan_phase else f"{kname}_c" if carry_phase
               else f"{kname}_{'r' if rejected else 'w'}" if filter_write else kname)
     if carry_phase and not isinstance(soac, (ir.Reduce, ir.Scan)):
         return None
@@ -997,8 +1008,8 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
         carry_params = [("offs", ArrayType(ScalarType("int"), MV))]
     if permute is not None:
         pt = tenv.get(permute[0])
-        if reduce_parts is not None or permute[0] not in where or None in where[permute[0]] \
-                or not isinstance(pt, VecT) or not isinstance(pt.elem, IntT):
+        if reduce_parts is not None or not isinstance(pt, VecT) or not isinstance(pt.elem, IntT) \
+                or (permute[0] != POSITIONS and (permute[0] not in where or None in where[permute[0]])):
             return None
         carry_params = [("ix", ArrayType(ScalarType(_lift_scalar(pt.elem)), N))] + carry_params
         if len(permute) > 2:
@@ -1009,8 +1020,8 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
         carry_params = [("carry", ArrayType(ScalarType(_lift_scalar(main[2][0])), PV))]
     if filter_write is not None:
         carry_params = [("offs", ArrayType(ScalarType("int"), A.add(PV, 1)))]
-    suffix = "liftkeys" if order_key is not None else "liftscan" if scan_phase else ("liftreject" if rejected else "liftwrite") if filter_write is not None \
-        else "lift"
+    suffix = suffix or ("liftkeys" if order_key is not None else "liftscan" if scan_phase else ("liftreject" if rejected else "liftwrite") if filter_write is not None \
+        else "lift")
     prog = program(f"{kname}_{suffix}", vec_params + sc_params + carry_params, body_of)
     if uses[0] > MAX_ACCESSES:
         return None
@@ -1034,7 +1045,7 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
     sizes = {n: ("len", where[v][1]) for n, v in len_of.items()}
     sizes.update({"N": ("size",), "P": ("chunks",)})
     if permute is not None:
-        named["ix"] = ("host", where[permute[0]][0])
+        named["ix"] = ("pos",) if permute[0] == POSITIONS else ("host", where[permute[0]][0])
         named["marks"] = ("marks",)
         if len(permute) > 2:
             sizes["M"] = ("dstlen",)
@@ -1049,7 +1060,7 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
         named["offs"] = ("offs",)
     args = kernel_args(kern, f"{kname}_{suffix}\n{file_text_of(prog)}", sizes, named)
     inputs = tuple(where[name][1] for name, _, _ in ins if name not in (INDEX, segid))
-    if permute is not None:
+    if permute is not None and permute[0] != POSITIONS:
         inputs += (where[permute[0]][1],)     # the index vector has the permutation's length
     return LiftMap(prog, kern, inputs, args, rows_sd, segid is not None and rows_sd is None)
 

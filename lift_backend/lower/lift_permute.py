@@ -31,8 +31,16 @@ The runner launches it where the template ``permute`` phase ran, when the inputs
 index and the index vector have the permutation's length ``n`` and ``0 < n <= INT_MAX``
 (``OpenCLRunner._lift_fits``) -- a SEG_PERMUTE's where a segmented reduction would take its rows
 plan (``_rows``: many short segments) --; otherwise, and for every PERMUTE that does not
-qualify, the template runs.  What does not qualify: an index thunk that computes the position
-(anything but ``p[i]``) and a value thunk that does not qualify as a MAP's.  A SCATTER of that
+qualify, the template runs.
+
+A PERMUTE whose index thunk computes the position (anything but ``p[i]``: ``rem(i + k, n)``,
+``p[q[i]]``, ...) and qualifies as a MAP's gets the thunk as its own Lift MAP first,
+``K_liftpos`` (:func:`computed_positions`), writing the positions into a buffer of the
+permutation's length that ``permuteIdx`` reads as its ``ix`` (the kernel argument ``("pos",)``).
+The thunk's subscripts keep the template's sites, numbered before the ``target`` site, so the
+failing site reported (the smallest code of the SOAC) is the template's: a failing position
+computation comes before a position out of range.  What does not qualify: a SEG_PERMUTE with
+computed positions, an index or value thunk that does not qualify as a MAP's.  A SCATTER of that
 kind (the last writer wins: a claim pass first) is two Lift programs: see lift_scatter.py.
 """
 from __future__ import annotations
@@ -44,7 +52,7 @@ from lambda_cu.errors import MSG_PERMUTE
 from lambda_cu.types import IntT, VecT
 
 from .cgen import Sites
-from .lift_map import LiftMap, lift_map
+from .lift_map import POSITIONS, LiftMap, lift_map
 
 
 def permute_index(soac, tenv: dict) -> Optional[str]:
@@ -75,14 +83,53 @@ def indexed_target(soac, tenv: dict, sites: Sites, msg: str) -> Optional[tuple]:
     return vec, code
 
 
+def computed_positions(kname: str, soac, tenv: dict, ctx, sites: Sites, msg: str,
+                       strategy: str) -> Optional[tuple]:
+    """For a PERMUTE or SCATTER whose index thunk computes its positions (anything but
+    ``{i => p[i]}``): ``(LiftMap, tenv', code)``, the index thunk as its own Lift MAP
+    ``{kname}_liftpos`` writing the positions (an int vector of the SOAC's length, with the
+    template's sites: a failing subscript of the thunk reports the same located message),
+    ``tenv`` extended with the positions' type under :data:`~.lift_map.POSITIONS`, and the
+    ``target`` site's code; None where the thunk is not a Lift MAP's (or is ``p[i]``).  The
+    template computes a position and checks it in one pass; here the positions pass runs
+    first, and the failing site reported is still the smallest code of the SOAC's failing
+    sites (the thunk's come before the ``target`` check's), as in the template."""
+    if permute_index(soac, tenv) is not None or len(soac.idx.params) != 1:
+        return None
+    code = sites.memo.get(("target", soac.loc, msg))
+    if code is None:
+        return None
+    from lambda_cu.check import LcuTypeError, soac_result_types
+    try:
+        rt = soac_result_types(ir.Map(soac.idx, soac.size), tenv)
+    except LcuTypeError:        # pragma: no cover - the kernel was checked before lowering
+        return None
+    if len(rt) != 1 or not isinstance(rt[0], VecT) or not isinstance(rt[0].elem, IntT):
+        return None
+    pos = lift_map(kname, ir.Map(soac.idx, soac.size), tenv, ctx, sites, strategy, suffix="liftpos")
+    if pos is None:
+        return None
+    return pos, {**tenv, POSITIONS: rt[0]}, code
+
+
 def lift_permute(kname: str, soac: ir.Soac, tenv: dict, ctx, sites: Sites,
-                 strategy: str = "cpu") -> Optional[LiftMap]:
-    """The PERMUTE ``soac`` of kernel ``kname`` as a compiled Lift program, or None where it is
-    not one (see the module's docstring).  ``sites``: the template phase's sites (its ``target``
-    site is the code of both position checks)."""
+                 strategy: str = "cpu") -> Optional[tuple]:
+    """The PERMUTE ``soac`` of kernel ``kname`` as compiled Lift programs ``(permute,
+    positions)``, or None where it is not (see the module's docstring).  ``positions`` is the
+    Lift MAP of an index thunk that computes the positions (:func:`computed_positions`, a
+    PERMUTE only), launched first, or None where the thunk reads them (``p[i]``).  ``sites``:
+    the template phase's sites (its ``target`` site is the code of both position checks)."""
     if not isinstance(soac, (ir.Permute, ir.SegPermute)):
         return None
     target = indexed_target(soac, tenv, sites, MSG_PERMUTE)
-    if target is None:
+    if target is not None:
+        lm = lift_map(kname, soac, tenv, ctx, sites, strategy, permute=target)
+        return None if lm is None else (lm, None)
+    if not isinstance(soac, ir.Permute):
         return None
-    return lift_map(kname, soac, tenv, ctx, sites, strategy, permute=target)
+    computed = computed_positions(kname, soac, tenv, ctx, sites, MSG_PERMUTE, strategy)
+    if computed is None:
+        return None
+    pos, tenv2, code = computed
+    lm = lift_map(kname, soac, tenv2, ctx, sites, strategy, permute=(POSITIONS, code))
+    return None if lm is None else (lm, pos)

@@ -28,8 +28,10 @@ destinations' copies, when the destinations have one length ``m`` with ``0 < m <
 inputs read at the index and ``p`` have the scatter's length ``n``, ``0 < n <= INT_MAX``
 (``OpenCLRunner._lift_fits``); otherwise -- destinations of different lengths (the template
 reports them), an empty destination or scatter --, and for every SCATTER that does not qualify
-(an index thunk that computes the position, a value thunk that is not a MAP's), the templates
-run.
+(an index or value thunk that is not a MAP's), the templates run.  An index thunk that
+computes the position (``{i => 2 * i}``, ``{i => p[q[i]]}``) is its own Lift MAP ``K_liftpos``
+first, as a PERMUTE's (lift_permute.computed_positions): the claim and the write read its
+positions buffer as their ``ix``.
 """
 from __future__ import annotations
 
@@ -40,20 +42,27 @@ from lambda_cu.errors import MSG_SCATTER
 from lambda_cu.types import IntT, VecT
 
 from .cgen import Sites
-from .lift_map import CPU_LOCAL, LiftMap, _lift_scalar, kernel_args, lift_map
-from .lift_permute import indexed_target
+from .lift_map import CPU_LOCAL, POSITIONS, LiftMap, _lift_scalar, kernel_args, lift_map
+from .lift_permute import computed_positions, indexed_target
 
 
 def lift_scatter(kname: str, soac: ir.Soac, tenv: dict, ctx, sites: Sites,
                  strategy: str = "cpu") -> Optional[tuple]:
-    """The SCATTER ``soac`` of kernel ``kname`` as two compiled Lift programs ``(claim, write)``,
-    or None where it is not (see the module's docstring).  ``sites``: the template phases'
+    """The SCATTER ``soac`` of kernel ``kname`` as compiled Lift programs ``(claim, write,
+    positions)``, or None where it is not (see the module's docstring); ``positions`` is the
+    Lift MAP of an index thunk that computes the positions (lift_permute.computed_positions),
+    launched first, or None where the thunk reads them (``p[i]``).  ``sites``: the template phases'
     sites (their ``target`` site is the code of the position checks)."""
     if not isinstance(soac, ir.Scatter):
         return None
     target = indexed_target(soac, tenv, sites, MSG_SCATTER)
+    pos = None
     if target is None:
-        return None
+        computed = computed_positions(kname, soac, tenv, ctx, sites, MSG_SCATTER, strategy)
+        if computed is None:
+            return None
+        pos, tenv, code = computed
+        target = (POSITIONS, code)
     vec, code = target
     write = lift_map(kname, soac, tenv, ctx, sites, strategy, permute=(vec, code, "last"))
     if write is None:
@@ -61,7 +70,7 @@ def lift_scatter(kname: str, soac: ir.Soac, tenv: dict, ctx, sites: Sites,
     claim = _claim_program(kname, vec, code, tenv, ctx, strategy)
     if claim is None:
         return None
-    return claim, write
+    return claim, write, pos
 
 
 def _claim_program(kname: str, vec: str, code: int, tenv: dict, ctx, strategy: str) -> Optional[LiftMap]:
@@ -80,7 +89,8 @@ def _claim_program(kname: str, vec: str, code: int, tenv: dict, ctx, strategy: s
         elif p.kind == "veclen":
             where.setdefault(p.name, [None, None])[1] = j
     t = tenv.get(vec)
-    if vec not in where or None in where[vec] or not isinstance(t, VecT) or not isinstance(t.elem, IntT):
+    if not isinstance(t, VecT) or not isinstance(t.elem, IntT) or \
+            (vec != POSITIONS and (vec not in where or None in where[vec])):
         return None
     N, M = size_var("N"), size_var("M")
     I = ScalarType("int")
@@ -92,6 +102,7 @@ def _claim_program(kname: str, vec: str, code: int, tenv: dict, ctx, strategy: s
         kern = compile_program(prog, error_base=True, soa_output=True, **launch)
     except LiftError:
         return None
-    args = kernel_args(kern, prog.name, {"N": ("size",), "M": ("dstlen",)}, {"ix": ("host", where[vec][0])},
-                       output=("win",))
-    return LiftMap(prog, kern, (where[vec][1],), args)
+    computed = vec == POSITIONS       # the positions pass's buffer (the scatter's length)
+    args = kernel_args(kern, prog.name, {"N": ("size",), "M": ("dstlen",)},
+                       {"ix": ("pos",) if computed else ("host", where[vec][0])}, output=("win",))
+    return LiftMap(prog, kern, () if computed else (where[vec][1],), args)

@@ -491,6 +491,26 @@ class OpenCLRunner:
         return 0 < n <= _INT_MAX - 1024 and all(int(ctx[j]) == n for j in lm.inputs) \
             and all(0 < int(ctx[a[1]]) <= _INT_MAX for a in lm.args if a[0] == "len")
 
+    def _lift_pos_fits(self, ls: Any, ctx: list, n: int, kenv: dict) -> bool:
+        """Whether a PERMUTE's or SCATTER's positions Lift MAP (``lift_pos``, where its index
+        thunk computes them) can run for ``n`` elements -- one reading the segment ids of a
+        descriptor where a MAP's rows would run (``_map_rows``) --; True where it has none."""
+        lp = ls.info.get("lift_pos")
+        return lp is None or (self._lift_fits(lp, ctx, n) and
+                              (lp.rows is None or self._map_rows(kenv[lp.rows], n)))
+
+    def _lift_positions(self, ls: Any, K: Any, ctx: list, n: int, kenv: dict) -> Optional[dict]:
+        """The positions of a PERMUTE's or SCATTER's index thunk, written by its Lift MAP
+        (``lift_pos``) into a new buffer of ``n`` elements: ``{"pos": buffer}``, the ``extra``
+        argument of the programs reading them; None where the thunk reads its positions."""
+        lp = ls.info.get("lift_pos")
+        if lp is None:
+            return None
+        out = next(kp for kp in lp.kernel.params if kp.kind == "output")
+        pos = self.new_vec(n, np.int64 if str(out.elem) == "long" else np.int32)
+        self._launch_lift(K("liftpos"), lp, ctx, n, [pos.buf], sd=None if lp.rows is None else kenv[lp.rows])
+        return {"pos": pos.buf}
+
     @staticmethod
     def _lift_carry(ls: Any) -> bool:
         """Whether a REDUCE's or SCAN's carry phase is the Lift program: it exists (the chunk
@@ -992,13 +1012,15 @@ class OpenCLRunner:
             self.cl.enqueue_fill_buffer(self.queue, seen, np.int32(0), 0, 4 * max(n, 1))
             outs = [self.new_vec(n, dt) for dt in tau]
             lm = ls.info.get("lift")
-            if lm is not None and self._lift_fits(lm, ctx, n) and \
+            if lm is not None and self._lift_fits(lm, ctx, n) and self._lift_pos_fits(ls, ctx, n, kenv) and \
                     (not s.SEGMENTED or (sd.count < _INT_MAX and self._rows(sd))):
                 # the kernel the Lift compiler wrote (lift_permute.py): permuteIdx checks each
                 # position and marks it written in ``seen``; a SEG_PERMUTE's rows (one
-                # work-item a segment) where a segmented reduction would run its rows plan
+                # work-item a segment) where a segmented reduction would run its rows plan;
+                # positions an index thunk computes are its Lift MAP's, written first
+                pos = self._lift_positions(ls, K, ctx, n, kenv)
                 self._launch_lift(K("lift"), lm, ctx, n, [o.buf for o in outs], marks=seen,
-                                  sd=sd if s.SEGMENTED else None)
+                                  sd=sd if s.SEGMENTED else None, extra=pos)
                 return outs
             self.launch(K("permute"), G, ctx + [L(n), L(n), seen] + [o.buf for o in outs])
             return outs
@@ -1022,12 +1044,15 @@ class OpenCLRunner:
             self.cl.enqueue_fill_buffer(self.queue, win, np.int32(-1), 0, 4 * max(m, 1))
             lc, lw = ls.info.get("lift_claim"), ls.info.get("lift_scatter")
             if lc is not None and lw is not None and ok and 0 < m <= _INT_MAX \
-                    and self._lift_fits(lc, ctx, n) and self._lift_fits(lw, ctx, n):
+                    and self._lift_fits(lc, ctx, n) and self._lift_fits(lw, ctx, n) \
+                    and self._lift_pos_fits(ls, ctx, n, kenv):
                 # the kernels the Lift compiler wrote (lift_scatter.py): the claim
-                # (scatterMaxIdx into win) and the write of the last writers (scatterLastIdx)
+                # (scatterMaxIdx into win) and the write of the last writers (scatterLastIdx),
+                # after the positions' Lift MAP where the index thunk computes them
                 outb = [o.buf for o in outs]
-                self._launch_lift(K("liftclaim"), lc, ctx, n, [], win=win, dstlen=m)
-                self._launch_lift(K("lift"), lw, ctx, n, outb, win=win, dstlen=m)
+                pos = self._lift_positions(ls, K, ctx, n, kenv)
+                self._launch_lift(K("liftclaim"), lc, ctx, n, [], win=win, dstlen=m, extra=pos)
+                self._launch_lift(K("lift"), lw, ctx, n, outb, win=win, dstlen=m, extra=pos)
                 return outs
             self.launch(K("claim"), G, ctx + [L(n), L(m), ok, win])
             self.launch(K("write"), G, ctx + [L(n), L(m), ok, win] + [o.buf for o in outs])

@@ -892,11 +892,12 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
             # scatterMaxIdx, the write scatterLastIdx; the runner launches them where the
             # template phases ran)
             from .lift_scatter import lift_scatter
-            pair = lift_scatter(kname, soac, tenv, ctx, sites, strategy)
-            if pair is not None:
-                for key, lm in zip(("lift_claim", "lift_scatter"), pair):
-                    b.phases.append(Phase(lm.name, lm.text(), lm.kernel.source, compiled=True))
-                    info[key] = lm
+            progs = lift_scatter(kname, soac, tenv, ctx, sites, strategy)
+            if progs is not None:
+                for key, lm in zip(("lift_claim", "lift_scatter", "lift_pos"), progs):
+                    if lm is not None:
+                        b.phases.append(Phase(lm.name, lm.text(), lm.kernel.source, compiled=True))
+                        info[key] = lm
         else:
             def p1(gen):
                 x, site = target(gen, True)
@@ -908,13 +909,15 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
                                  else "mapGlb(0)(toGlobal(f)) $ scatterIdx(g, generate(n))"),
                      ["const long n", "const long m", "global int* restrict seen"] + _buf_params("out", tau), p1)
             # a PERMUTE (a SEG_PERMUTE: its rows) is also a Lift program where lift_permute.py
-            # can build one (permuteIdx; the runner launches it where the template permute
-            # phase ran)
+            # can build one (permuteIdx, after a MAP computing the positions where the index
+            # thunk does; the runner launches them where the template permute phase ran)
             from .lift_permute import lift_permute
-            lm = lift_permute(kname, soac, tenv, ctx, sites, strategy)
-            if lm is not None:
-                b.phases.append(Phase(lm.name, lm.text(), lm.kernel.source, compiled=True))
-                info["lift"] = lm
+            progs = lift_permute(kname, soac, tenv, ctx, sites, strategy)
+            if progs is not None:
+                for key, lm in zip(("lift", "lift_pos"), progs):
+                    if lm is not None:
+                        b.phases.append(Phase(lm.name, lm.text(), lm.kernel.source, compiled=True))
+                        info[key] = lm
 
     elif isinstance(soac, (ir.Rank, ir.SegRank)):
         kt = tau[0]
