@@ -21,6 +21,23 @@ program
   hand-written phase reports), and the kernel is compiled with ``error_base``: a failing check
   does ``atomic_min(err, errbase + code)``, the protocol of every kernel of the runner, so the
   error is the subscript's located message, the same one the numpy runner raises.
+* Each distinct subscript is read once.  Fusion inlines a λcu ``let`` into every use, so a
+  thunk often holds several copies of one subscript (quicksort's split: ``let a = v4[...] in
+  (a, a < p, a == p, a > p)``, each component with its own copy of the gather and of the
+  subscripts of its index); a copy equal to an earlier subscript (same vector, index equal up
+  to ``let`` names and inlined subscripts, :func:`_canon`; the earlier one unguarded or under an
+  equal path condition) is that subscript's value, as in the hand-written phase's value
+  numbering.  A read whose value one function uses (the result's, an index's or a guard's) is
+  the ``arrayAccess`` argument of that call; one whose value several use is read into a private
+  value bound by a lambda, ``(\\a1 -> ... uf(x, a1, ...) ...)(toPrivate(uf_rd)(arrayAccess(w,
+  uf_i1(...))))``, the lambdas nested in the thunk's order (a read whose index uses an earlier
+  read inside the earlier's lambda), around the map's element function (``with_reads``).  So a
+  Lift expression, a tree, copies no read, and :data:`MAX_ACCESSES` bounds the distinct reads.
+  Inside a row's ``mapSeq`` the bound value is one private variable of the work-item (the Lift
+  compiler's memory allocation does not replicate a private value that no pattern writes as
+  its result over the enclosing ``mapSeq``).  The checks are the same as the copies' were: every
+  read runs where its path condition holds, and a failing check does ``atomic_min`` with its
+  site's code, so the first failing site in the template's order is reported.
 * A subscript in a branch of an ``if`` is ``arrayAccessIf(w, k, g)``: ``g`` is the branch's path
   condition (a user function of what the thunk has read), and the read and its check run only
   where it holds, as the branch does in λcu (Lift evaluates a user function's arguments before
@@ -72,9 +89,10 @@ seg_offsets(sd2)[seg_ids(sd2)[i]])]``) is ``sd``'s rows the same way, each eleme
 zip(splitOffsets(offs, zip(...)), generate(M - 1))``, the joined rows its output
 (``LiftMap.rows`` names ``sd``).  The runner launches it only where the map's size is ``sd``'s
 total and ``sd`` has many segments of about 2 elements or fewer (``OpenCLRunner._map_rows``:
-for longer ones the hand-written map's balanced chunks are faster on a CPU).  The ids of two
-descriptors, or a checked primitive (its private results and flags would be an array per row),
-keep the hand-written map.
+for longer ones the hand-written map's balanced chunks are faster on a CPU).  A checked
+primitive's private results and flags (``checked_result``) are one variable of the work-item
+inside the row's ``mapSeq``, as a bound read's value (above).  The ids of two descriptors keep
+the hand-written map.
 
 A subscript the hand-written phase does not number (it computed an equal one before: its value
 numbering) reports the site of the earlier equal subscript, equal up to ``let`` names and
@@ -93,8 +111,9 @@ What is not yet a Lift program (the hand-written phase runs): thunks that read l
 segment ids a CPU walks (but a segmented reduction's or scan's own and a MAP's of one
 descriptor at its index, above), or an index or
 condition with a failing primitive.  An index that uses ``let``
-variables of the thunk is computed with those ``let``s (their right-hand sides run again in the
-index's user function).  λcu ``bool`` is Lift's ``bool`` (a ``uchar`` in C); λcu ``char`` (codes
+variables of the thunk is computed with those ``let``s (their right-hand sides, C arithmetic of
+values already read, run again in the index's user function; the subscripts among them are
+read once, above).  λcu ``bool`` is Lift's ``bool`` (a ``uchar`` in C); λcu ``char`` (codes
 0..255) is Lift's ``char``, read through ``uchar`` in the user function.
 """
 from __future__ import annotations
@@ -200,8 +219,8 @@ INDEX = ""
 #: SCATTER's index thunk computes, written by its own Lift MAP (no λcu variable starts with '%')
 POSITIONS = "%pos"
 
-#: the most ``arrayAccess`` calls a lifted MAP may have, counting the copies of an access whose
-#: value several index expressions use (Lift expressions are trees)
+#: the most ``arrayAccess`` calls a lifted MAP may have: its distinct reads (each read once,
+#: into a private value where several functions use it)
 MAX_ACCESSES = 24
 
 
@@ -644,6 +663,21 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
                 return None
             code, = equal
         codes.append(code)
+    # the subscripts equal to an earlier one (equal vector and index up to let names and
+    # inlined subscripts, :func:`_canon`) read its value (the hand-written phase's value
+    # numbering): ``alias`` maps the later one's variable to the earlier's.  The earlier one must
+    # be read wherever the later is: unguarded, or under an equal path condition; its site fails
+    # first (the sites are numbered in the thunk's order)
+    alias: dict = {}
+    seen: list = []                 # (key, guard key, variable) of the subscripts read
+    for at in ats:
+        key = _canon(ir.Index(ir.Var(at.vec), at.idx), ats)
+        gkey = None if at.guard is None else _canon(at.guard, ats)
+        rep = next((v for k2, g2, v in seen if k2 == key and (g2 is None or g2 == gkey)), None)
+        if rep is not None:
+            alias[at.var] = rep
+        else:
+            seen.append((key, gkey, at.var))
     # the scalars the thunks read: host parameters of the SOAC's context only
     local = set(reads.values()) | {at.var for at in ats}
     free = (ir.free_vars(body).union(*(ir.free_vars(at.idx) for at in ats))
@@ -696,13 +730,18 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
         a Lift tuple, followed by one ``bool`` flag per failing site (a checked division, ...):
         set where the thunk's path fails there (see :class:`_FlagGen`)."""
         fv = ir.free_vars(e)
-        used = [v for v in value_of if v in fv]
+        # a subscript equal to an earlier one is that one's value: one parameter for both
+        reps = {alias.get(v, v) for v in fv}
+        used = [v for v in value_of if v in reps]
         env = dict(scal_env)
         uparams = []
         for v in used:
             cn, t, lt, cv = value_of[v]
             env[v] = Val([cv], [t], t)
             uparams.append((cn, lt))
+        for v in fv:
+            if v in alias:
+                env[v] = env[alias[v]]
         uparams += [(cn, lt) for cn, _, lt in scal]
         own = Sites()
         gen = _FlagGen({}, own, indent="  ", codes=sites.memo if (several and sites is not None) else None,
@@ -739,11 +778,6 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
         key_uf = order_key_function(f"uf_{ukname}_key", main[2][0], *order_key)
         if key_uf is None:
             return None
-    if rows_sd is not None and main[3]:
-        # a rows MAP whose thunk has a checked primitive: the private value of its results and
-        # flags inside the row's mapSeq would be replicated per element (a private array of the
-        # row's length, unknown when compiling), so the hand-written map serves it
-        return None
     if filter_write is not None:
         # the predicate (one bool, no failing site), over exactly the values the FILTER keeps
         # (stored as they are read: a λcu int index is Lift's int, a vector's element its buffer's)
@@ -795,6 +829,26 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
         index_funs.append(u)
         guard_funs.append(g)
 
+    # how many of the map's functions use each subscript's value (an index or guard that is
+    # the value itself counts as a use): one read used once is the argument where it is used
+    # (``arrayAccess`` inline), one used more is read once into a private value (``with_reads``)
+    at_vars = {at.var for at in ats}
+    nuse: dict = {}
+
+    def count(how, e: ir.Exp) -> None:
+        refs = [e.name] if how[0] == "var" else how[1][1]
+        for v in refs:
+            v = alias.get(v, v)
+            if v in at_vars:
+                nuse[v] = nuse.get(v, 0) + 1
+    count(("uf", main), body)
+    for at, u, g in zip(ats, index_funs, guard_funs):
+        if at.var not in alias:
+            count(u, at.idx)
+            if g is not None:
+                count(g, at.guard)
+    inline = {v for v, n in nuse.items() if n == 1}
+
     N = size_var("N")
     PV = size_var("P")          # a REDUCE's number of chunks
     vec_names = [name for name, _, _ in ins if name not in (INDEX, segid)]
@@ -815,7 +869,18 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
     on_device = {cn for cn, j, _ in scal if ctx.params[j].kind == "devscalar"}
     sc_params = [(cn, ArrayType(ScalarType(lt), A.cst(1)) if cn in on_device else ScalarType(lt))
                  for cn, _, lt in scal]
-    uses = [0]
+    uses = [0]                  # the subscripts read (each once)
+    read_ufs: dict = {}         # Lift element type -> this kernel's copy function
+
+    def read_uf(k: int):
+        """The user function copying a subscript's value into its private variable (this
+        kernel's own: Lift's id functions would have one name in every kernel of the
+        program)."""
+        lt = _lift_scalar(vec_types(ats[k].vec)[0])
+        if lt not in read_ufs:
+            read_ufs[lt] = userfun(f"uf_{ukname}_rd{len(read_ufs)}", [("x", ScalarType(lt))], ScalarType(lt),
+                                   "\n  return x;\n")
+        return read_ufs[lt]
 
     if carry_phase:
         return _carry_program(kname, soac, reduce_parts, main, scal, sc_params, on_device, strategy)
@@ -830,6 +895,7 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
         vs = [FunCall(Generate(N), ()) if name == INDEX else vparams[name] for name, _, _ in ins
               if name != segid]
         row_id = [None]         # the segment id of the row being folded (a SEG_REDUCE's, ...)
+        bound: dict = {}        # a subscript's variable -> the lambda parameter holding its value
         host_at: dict = {}                  # a host scalar's first position among the scalars
         pos = 0
         for name in sorted(host):
@@ -840,8 +906,14 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
             """The Lift expression of the λcu variable ``v`` inside the map's function."""
             if v in host:
                 return ss[host_at[v]]
+            v = alias.get(v, v)
+            if v in bound:
+                return bound[v]
             for k, at in enumerate(ats):
                 if at.var == v:
+                    if v not in inline:     # pragma: no cover - a lowering bug
+                        raise LowerError(f"the subscript {v} of {kname} is used before it is read")
+                    uses[0] += 1
                     return access(k, elem_expr)
             k = next(k for k, (name, _, _) in enumerate(ins) if reads[name] == v)
             if ins[k][0] == segid:
@@ -855,7 +927,6 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
             return FunCall(uf, tuple(value(v, elem_expr) for v in used) + tuple(ss))
 
         def access(k: int, elem_expr):
-            uses[0] += 1
             at = ats[k]
             ix = computed(index_funs[k], at.idx, elem_expr)
             if at.guard is None:
@@ -863,7 +934,34 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
             g = computed(guard_funs[k], at.guard, elem_expr)
             return FunCall(AtIf(codes[k]), (vparams[at.vec], ix, g))
 
+        def with_reads(elem_expr, inner):
+            """``inner()`` with every subscript read once, into a private value bound by a
+            lambda, ``(\\a0 -> (\\a1 -> ... inner ...)(toPrivate(rd)(arrayAccess(w1, i1(a0)))))
+            (toPrivate(rd)(arrayAccess(w0, i0)))``, in the thunk's order (a read whose index
+            uses an earlier read comes after it): the index, guard and result functions get the
+            bound variable (``value``)."""
+            order = [k for k, at in enumerate(ats) if at.var not in alias and at.var not in inline]
+
+            def go(j: int):
+                if j == len(order):
+                    return inner()
+                k = order[j]
+                uses[0] += 1
+                read = FunCall(toPrivate(read_uf(k)), (access(k, elem_expr),))
+
+                def rest(a):
+                    bound[ats[k].var] = a
+                    try:
+                        return go(j + 1)
+                    finally:
+                        del bound[ats[k].var]
+                return FunCall(lam(rest, [f"a{k}"]), (read,))
+            return go(0)
+
         def apply_main(elem_expr):
+            return with_reads(elem_expr, lambda: main_value(elem_expr))
+
+        def main_value(elem_expr):
             uf, used, types, flags = main
             call = FunCall(uf, tuple(value(v, elem_expr) for v in used) + tuple(ss))
             if not flags:
@@ -881,12 +979,17 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
         if key_uf is not None:
             # a RANK's keys: the order key of the map's value and the element's index
             kix = next(k for k, (name, _, _) in enumerate(ins) if name == INDEX)
+            # (the reads bound around the key's call: a lambda's value is not a call's argument)
             if len(vs) == 1:
-                fn = lam(lambda x: FunCall(key_uf, (apply_main(lambda k: x), x)), ["x"])
+                fn = lam(lambda x: with_reads(lambda k: x, lambda: FunCall(key_uf, (main_value(lambda k: x), x))),
+                         ["x"])
                 data = vs[0]
             else:
-                fn = lam(lambda t: FunCall(key_uf, (apply_main(lambda k: FunCall(Get(k), (t,))),
-                                                    FunCall(Get(kix), (t,)))), ["t"])
+                def keyed(t):
+                    elem_expr = lambda k: FunCall(Get(k), (t,))     # noqa: E731
+                    return with_reads(elem_expr, lambda: FunCall(key_uf, (main_value(elem_expr),
+                                                                          FunCall(Get(kix), (t,)))))
+                fn = lam(keyed, ["t"])
                 data = zip_(*vs)
             return mapGlb(toGlobal(fn))(data)
         def element():
@@ -964,18 +1067,20 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
         # of the zipped inputs from init, mapping each element through the thunk
         op_uf, init_uf, id_uf = reduce_parts
 
-        def elem(t):
-            return apply_main((lambda k: t) if len(vs) == 1 else (lambda k: FunCall(Get(k), (t,))))
-
         def apply_op(acc, t):
             """``op(acc, f(t))``; an element of several components is computed once, into a
             private value (the generator passes a tuple argument component by component: the
-            element's user function would otherwise run once per component)."""
-            e = elem(t)
-            if len(main[2]) > 1 and isinstance(e, FunCall) and isinstance(e.f, UserFun):
-                return FunCall(lam(lambda r: FunCall(op_uf, (acc, r) + tuple(ss)), ["r"]),
-                               (FunCall(toPrivate(e.f), e.args),))
-            return FunCall(op_uf, (acc, e) + tuple(ss))
+            element's user function would otherwise run once per component); the thunk's
+            subscripts are read once around it (``with_reads``)."""
+            elem_expr = (lambda k: t) if len(vs) == 1 else (lambda k: FunCall(Get(k), (t,)))
+
+            def step_value():
+                e = main_value(elem_expr)
+                if len(main[2]) > 1 and isinstance(e, FunCall) and isinstance(e.f, UserFun):
+                    return FunCall(lam(lambda r: FunCall(op_uf, (acc, r) + tuple(ss)), ["r"]),
+                                   (FunCall(toPrivate(e.f), e.args),))
+                return FunCall(op_uf, (acc, e) + tuple(ss))
+            return with_reads(elem_expr, step_value)
         step = None if segid else lam(apply_op, ["acc", "t"])
         if isinstance(soac, (ir.SegReduce, ir.SegScan)):
             # a SEG_REDUCE's rows plan: work-item s folds segment s, the descriptor's offsets

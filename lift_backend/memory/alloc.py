@@ -161,12 +161,15 @@ class _Allocator:
 
     # ------------------------------------------------------------------ allocation
     def allocate(self, call: FunCall, depth: Tuple[Loop, ...], t: Type, space: AddressSpace,
-                 what: str) -> Memory:
+                 what: str, per_iteration: bool = False) -> Memory:
+        """``per_iteration``: the memory holds a value used only within the iteration of the
+        enclosing loops that computes it (a private user-function result bound by a lambda or
+        passed to a call): one variable, not replicated over the enclosing ``mapSeq``s."""
         outer = []
         for lp in depth:
             if space == LOCAL and lp.kind == "mapGlb":
                 raise self.error(f"{what}: local memory cannot be used inside mapGlb (use mapWrg/mapLcl)")
-            outer.append(OuterDim(lp.var, lp.length, replicated(lp.kind, space)))
+            outer.append(OuterDim(lp.var, lp.length, replicated(lp.kind, space) and not per_iteration))
         outer = tuple(outer)
         mt = memory_type(outer, t)
         size = _bound_loop_vars(size_in_elements(mt), [d.var for d in outer])
@@ -260,8 +263,14 @@ class _Allocator:
             if inline:
                 self.inline.add(id(c))
             elif not has_dest:
-                self.allocate(c, depth, self.typed.types[id(c)], self.spaces[id(c)],
-                              f"the result of {getattr(f, 'name', 'a user function')}")
+                # a private value with no destination (an argument of a call, a lambda's bound
+                # value) is used in the iteration that computes it: a variable, even inside a
+                # mapSeq (replicating it over the loop would need the loop's length at compile
+                # time, unknown for a splitOffsets row)
+                t = self.typed.types[id(c)]
+                space = self.spaces[id(c)]
+                self.allocate(c, depth, t, space, f"the result of {getattr(f, 'name', 'a user function')}",
+                              per_iteration=space == PRIVATE and is_value(t))
             return
         for a in c.args:
             self.visit(a, depth, False)

@@ -48,7 +48,7 @@ def programs():
     at it (the id the only read: the rows of generate(N)), the position within the segment
     (``i - seg_offsets(sd)[id]``, as flattened NESL computes it), a tuple (an input plus the id,
     a comparison with a per-segment pivot, a float scaled by the id), a long id, a checked
-    division by a per-segment value (not lifted: the hand-written map), and quicksort's gather of the element at the same position
+    division by a per-segment value (its flag reported by ``failIf``), and quicksort's gather of the element at the same position
     in another descriptor's segment (``ps[seg_offsets(sd2)[qs[id]] + (i - seg_offsets(sd)[id])]``)."""
     ps, ws, xs, qs = var("ps"), var("ws"), var("xs"), var("qs")
     gather = Map(th(("i", INT), Index(ws, sid(), L("w:1:1"))), n)
@@ -75,8 +75,9 @@ def test_maps_reading_their_segment_ids_are_rows():
     prog, _ = programs()
     ls = lifted(prog, "cpu")
     binds = prog.kernels[0].binds
-    # all but the checked division (its private results and flags would be an array per row)
-    assert [x.soac for x in ls] == [b.soac for j, b in enumerate(binds) if j != 4]
+    # all, the checked division too (its private results and flags are one variable of the
+    # work-item, not an array over the row)
+    assert [x.soac for x in ls] == [b.soac for b in binds]
     for x in ls:
         lm = x.info["lift"]
         text = lm.text()
@@ -157,8 +158,8 @@ def test_a_failing_gather_at_the_segment_id_reports_its_site(runners, lengths):
 
 @pytest.mark.parametrize("lengths", [[1], [3, 0, 2], [3, 0, 5, 8, 1] * 400])
 def test_a_division_by_zero_in_the_thunk_reports_its_site(runners, lengths):
-    """The last segment's divisor is 0: the checked division (the hand-written map beside the
-    Lift rows of the other MAPs) reports ``d:1:1``."""
+    """The last segment's divisor is 0: the checked division (Lift rows, its flag reported by
+    ``failIf``) reports ``d:1:1``."""
     prog, _ = programs()
     ps, ws, xs, qs, d, d2, total = _inputs(lengths, 4, zero_ws=True)
     assert check(prog, runners, ps, ws, xs, qs, d, d2, total, expect_error=True) == (L("d:1:1"), MSG_DIV0)
@@ -190,8 +191,8 @@ def test_the_lift_rows_are_what_run_2_20_plus_1():
     ps, ws, xs, qs, d, d2, total = _inputs(lengths, 5)
     check(prog, [cpu, gpu], ps, ws, xs, qs, d, d2, total, expect_error=False, names=names)
     kernels = _kernels(cpu)
-    assert sum(k.endswith("_lift") for k in kernels) == 5, kernels
-    assert [k for k in kernels if k.endswith("_map")] == ["v_K_4_map"], kernels
+    assert sum(k.endswith("_lift") for k in kernels) == 6, kernels
+    assert [k for k in kernels if k.endswith("_map")] == [], kernels
     check(prog, [cpu], ps, ws, xs, qs, d, d2, total - 1, expect_error=False, names=names)
     kernels = _kernels(cpu)
     assert sum(k.endswith("_map") for k in kernels) == 6 and not any(k.endswith("_lift") for k in kernels), kernels
@@ -214,7 +215,7 @@ def test_segments_longer_than_map_rows_avg_run_the_template():
     r.map_rows_avg = 3
     check(prog, [r], ps, ws, xs, qs, d, d2, total, expect_error=False, names=names)
     kernels = _kernels(r)
-    assert sum(k.endswith("_lift") for k in kernels) == 5, kernels
+    assert sum(k.endswith("_lift") for k in kernels) == 6, kernels
 
 
 def test_one_long_segment_of_2_20_plus_1_runs_the_template():
