@@ -107,6 +107,7 @@ def to_c(e: Expr, var_name: Optional[Callable[[Var], str]] = None,
     return _Printer(var_name or (lambda v: v.name), lk, True, wide).p(e)
 
 
-def cond_to_c(c: Cond, var_name=None, lookup=None) -> str:
+def cond_to_c(c: Cond, var_name=None, lookup=None, wide: bool = False) -> str:
+    """OpenCL C text of the comparison ``c``; ``wide``: both sides computed in ``long``."""
     lk = (lambda l, pr: lookup(l)) if lookup is not None else _default_lookup
-    return _Printer(var_name or (lambda v: v.name), lk, True).cond(c)
+    return _Printer(var_name or (lambda v: v.name), lk, True, wide).cond(c)

@@ -172,6 +172,11 @@ class _Context:
         self.local = 1 if self.strategy == "cpu" else min(256, device.max_work_group_size)
         self.max_local = int(device.max_work_group_size)
         self.support = _Kernels(self.build(prelude(self.strategy) + SUPPORT))
+        # the segment descriptors' Lift programs (lift_sd.py), compiled once per process and
+        # built as one cl.Program per context
+        from .lift_sd import sd_programs, sd_source
+        self.sd_progs = sd_programs(self.strategy)
+        self.sd = self.build(sd_source(self.strategy))
 
     def profiling_queue(self):
         if self._profiling_queue is None:
@@ -680,7 +685,7 @@ class OpenCLRunner:
         hit = sd._casts.get(key)
         if hit is None:
             hit = self.new_vec(base.n, dtype)
-            self.launch(self.s.nz_cast_i2l, min(base.n, self.map_items), [base.buf, np.int64(base.n), hit.buf])
+            self._cast(base, hit)
             sd._casts[key] = hit
         return hit
 
@@ -699,11 +704,41 @@ class OpenCLRunner:
     def vec_from_host(self, a: np.ndarray) -> DVec:
         return self.upload(a)
 
+    def _launch_sd(self, key: str, gsize: int, named: dict, how: str) -> None:
+        """Launch the descriptor program ``key`` (lift_sd.py): its arguments by parameter name
+        (``named``; the sizes ``N``/``P`` as ints), ``how``: ``one`` (one work-item),
+        ``chunks`` (one work-item a chunk) or ``elements`` (a map of ``gsize`` elements)."""
+        p = self.c.sd_progs[key]
+        args = [np.int32(named[q]) if q in ("N", "P") else named[q] for q in p.params]
+        kern = self.c.sd[p.name]
+        if how == "one":
+            self.launch(kern, 1, args, local=1)
+        elif how == "chunks":
+            self.launch(kern, gsize, args, local=1 if self.c.strategy == "cpu" else 0)
+        elif self.c.strategy == "cpu":
+            from .lift_map import CPU_LOCAL
+            self.launch(kern, gsize, args, local=CPU_LOCAL)
+        else:
+            self.launch(kern, min(gsize, self.map_items), args)
+
+    def _cast(self, a: DVec, b: DVec) -> None:
+        """``b`` the elements of ``a`` as ``b``'s type (int32 <-> int64): the Lift map
+        ``sd_cast_i2l``/``sd_cast_l2i`` (the template where the length exceeds its ``int``)."""
+        n = a.n
+        i2l = a.dtype == np.int32
+        if not n:
+            return
+        if n <= _INT_MAX - 1024:
+            self._launch_sd("cast_i2l" if i2l else "cast_l2i", n, {"a": a.buf, "out": b.buf, "N": n},
+                            "elements")
+        else:
+            self.launch(self.s.nz_cast_i2l if i2l else self.s.nz_cast_l2i, min(n, self.map_items),
+                        [a.buf, np.int64(n), b.buf])
+
     def make_sd(self, lengths: DVec, loc: Optional[Loc]) -> DSd:
         if lengths.dtype != np.int32:
             conv = self.new_vec(lengths.n, np.int32)
-            self.launch(self.s.nz_cast_l2i, min(lengths.n, self.map_items),
-                        [lengths.buf, np.int64(lengths.n), conv.buf])
+            self._cast(lengths, conv)
             lengths = conv
         n = lengths.n
         offs = self._offsets_vec(n)
@@ -714,17 +749,15 @@ class OpenCLRunner:
         # kernel's error; the total (and the longest segment) is read back only when the host
         # needs it
         code = self._errbase(_SdSites(loc))
-        maxs, P = self._sd_scan(lengths, offs, total, code)
+        got = self._sd_scan(lengths, offs, total, code)
         self._end_temps()
 
         def fetch() -> tuple:
-            h = np.empty(1, np.int64)
-            m = np.empty(P, np.int32)
-            self._read([(h, total), (m, maxs)])
-            if h[0] > _INT_MAX:
+            t, m = got.read(self)
+            if t > _INT_MAX:
                 # int32 offsets: reported as every backend reports values that do not fit
                 raise MemoryError("a nested sequence of more than 2^31 - 1 elements")
-            return int(h[0]), int(m.max())
+            return t, m
         return DSd(lengths, offs, fetch)
 
     def sd_from_lengths(self, lengths: np.ndarray) -> DSd:
@@ -1245,41 +1278,66 @@ class OpenCLRunner:
         offs = self._offsets_vec(n)
         if not n:
             return DSd(lengths, offs, total, 0)
-        maxs, P = self._sd_scan(lengths, offs, self._alloc(8), np.int32(_INT_MAX))
+        got = self._sd_scan(lengths, offs, self._alloc(8), np.int32(_INT_MAX))
+        return DSd(lengths, offs, total, lambda: got.read(self, total=False)[1])
 
-        def fetch() -> int:
-            m = np.empty(P, np.int32)
-            self._read([(m, maxs)])
-            return int(m.max())
-        return DSd(lengths, offs, total, fetch)
+    def _sd_scan(self, lengths: DVec, offs: DVec, total: Any, code: np.int32) -> "_SdScan":
+        """The offsets (exclusive scan) of ``lengths`` (n > 0) into ``offs``, their sum and the
+        longest segment where the returned :class:`_SdScan` reads them; a negative length
+        reports ``code``.  Few segments: one launch on one work-item (sequential, no chunk
+        sums); many: chunk sums, their scan, chunk offsets.  The Lift programs of lift_sd.py
+        (``total`` unused, or written by the GPU's scan of many chunk sums), the templates
+        where the sizes exceed their ``int`` index arithmetic or on a GPU's one work-group."""
+        n = lengths.n
+        P = self.chunks(n)
+        if n <= _INT_MAX - 1024 and (P == 1 or n <= self.small_seq):
+            # one work-item: the running (offset, total, longest) of the padded lengths, the
+            # total and the longest at element n of their buffers
+            tots, maxs = self._alloc(8 * (n + 1)), self._alloc(4 * (n + 1))
+            self._launch_sd("small", 1, {"lens": lengths.buf, "out0": offs.buf, "out1": tots, "out2": maxs,
+                                         "N": n, "lift_err": self.err, "lift_errbase": code}, "one")
+            return _SdScan(tots, 8 * n, 1, maxs, 4 * n, 1)
+        if P > 1 and n > self.group_seq and n <= _INT_MAX - 1024:
+            sums, maxs = self._alloc(8 * P), self._alloc(4 * P)
+            self._launch_sd("chunks", P, {"lens": lengths.buf, "out0": sums, "out1": maxs, "N": n, "P": P,
+                                          "lift_err": self.err, "lift_errbase": code}, "chunks")
+            if not self._groups(P):
+                # each chunk sums the chunk sums before it (P is small): no scan launch; the
+                # host adds the chunk sums for the total
+                self._launch_sd("offsets_self", P, {"lens": lengths.buf, "sums": sums, "out": offs.buf,
+                                                    "N": n, "P": P}, "chunks")
+                return _SdScan(sums, 0, P, maxs, 0, P)
+            self._scan_longs(sums, P, total)
+            self._launch_sd("offsets", P, {"lens": lengths.buf, "sums": sums, "out": offs.buf, "N": n, "P": P},
+                            "chunks")
+            return _SdScan(total, 0, 1, maxs, 0, P)
+        return _SdScan(total, 0, 1, *self._sd_scan_templates(lengths, offs, total, code))
 
-    def _sd_scan(self, lengths: DVec, offs: DVec, total: Any, code: np.int32) -> tuple:
-        """The offsets (exclusive scan) of ``lengths`` (n > 0) into ``offs``, their sum into
-        ``total``; a negative length reports ``code``.  Few segments: one launch on one
-        work-item (sequential, no chunk sums); many: chunk sums, their scan, chunk offsets.
-        Returns ``(maxs, P)``: a buffer of ``P`` int32 whose maximum is the longest segment."""
+    def _sd_scan_templates(self, lengths: DVec, offs: DVec, total: Any, code: np.int32) -> tuple:
+        """``_sd_scan`` by the template kernels (``total[0]`` the total): returns ``(maxs, 0,
+        P)``, a buffer of ``P`` int32 whose maximum is the longest segment."""
         n = lengths.n
         P = self.chunks(n)
         L = np.int64
         if P == 1 or n <= self.small_seq:
             maxs = self._alloc(4)
             self.launch(self.s.nz_sd_small, 1, [lengths.buf, L(n), offs.buf, total, maxs, self.err, code])
-            return maxs, 1
+            return maxs, 0, 1
         if n <= self.group_seq:
             maxs = self._alloc(4)
             self.launch(self.s.nz_sd_group, self.c.local,
                         [lengths.buf, L(n), offs.buf, total, maxs, self.err, code])
-            return maxs, 1
+            return maxs, 0, 1
         sums = self._alloc(8 * P)
         maxs = self._alloc(4 * P)
         self.launch(self.s.nz_sd_chunks, P, [lengths.buf, L(n), L(P), sums, maxs, self.err, code])
         if not self._groups(P):
             # each chunk sums the chunk sums before it (P is small): no scan launch
             self.launch(self.s.nz_sd_offsets_self, P, [lengths.buf, L(n), L(P), sums, offs.buf, total])
-            return maxs, P
+            return maxs, 0, P
         self._scan_longs(sums, P, total)
         self.launch(self.s.nz_sd_offsets, P, [lengths.buf, L(n), L(P), sums, offs.buf])
-        return maxs, P
+        return maxs, 0, P
 
     def _rank(self, ls: LoweredSoac, K, ctx: list, n: int, kenv: dict) -> DVec:
         """A RANK's or SEG_RANK's radix sort: the keys phase, 8 bits a pass (histograms, their
@@ -1373,6 +1431,28 @@ class OpenCLRunner:
         if res is not out:
             self.launch(self.s.nz_cast_i2l, min(n, self.map_items), [res, L(n), out.buf])
         return out
+
+
+class _SdScan:
+    """Where a descriptor's scan left its total (the sum of ``tot_count`` int64 at byte
+    ``tot_off`` of ``tot``: one total, or the chunk sums) and its longest segment (the maximum
+    of ``max_count`` int32 at byte ``max_off`` of ``maxs``)."""
+    __slots__ = ("tot", "tot_off", "tot_count", "maxs", "max_off", "max_count")
+
+    def __init__(self, tot, tot_off, tot_count, maxs, max_off, max_count) -> None:
+        self.tot, self.tot_off, self.tot_count = tot, tot_off, tot_count
+        self.maxs, self.max_off, self.max_count = maxs, max_off, max_count
+
+    def read(self, r: "OpenCLRunner", total: bool = True) -> tuple:
+        """``(total, longest)`` read back in one synchronisation (``total=False``: the
+        longest alone, the total None)."""
+        m = np.empty(self.max_count, np.int32)
+        pairs = [(m, self.maxs, self.max_off)]
+        if total:
+            h = np.empty(self.tot_count, np.int64)
+            pairs.append((h, self.tot, self.tot_off))
+        r._read(pairs)
+        return (int(h.sum()) if total else None), int(m.max())
 
 
 class _SdSites:

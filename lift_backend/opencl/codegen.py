@@ -376,7 +376,10 @@ class CodeGen:
 
     def cond_c(self, cnd: A.Cond) -> str:
         cnd = cnd.map(self.finalize)
-        return A.cond_to_c(cnd, self.var_name, self.lookup_text)
+        # computed in long where a side divides a product that can pass INT_MAX (a pad's
+        # bound at a chunk's start ``c * (N + 1) / P``), as an index expression is (``c``)
+        wide = _overflows_between(cnd.lhs) or _overflows_between(cnd.rhs)
+        return A.cond_to_c(cnd, self.var_name, self.lookup_text, wide=wide)
 
     def thread_dependent(self, e: AExpr) -> bool:
         e = self.finalize(e)

@@ -1,7 +1,7 @@
 """The plan of a segmented reduction/scan: one work-item per segment (``rows``) only when no
 segment is long, whatever the average (quicksort's segments are skewed: one work-item walking a
 long segment alone was slower than the chunked plan).  The longest segment comes from the
-descriptor's own kernels (``nz_sd_small`` / ``nz_sd_chunks``), read back with the total or on
+descriptor's own kernels (lift_sd.py's ``sd_small`` / ``sd_chunks``), read back with the total or on
 demand; the results agree with the numpy runner on both plans."""
 import numpy as np
 import pytest
