@@ -172,11 +172,22 @@ class _Context:
         self.local = 1 if self.strategy == "cpu" else min(256, device.max_work_group_size)
         self.max_local = int(device.max_work_group_size)
         self.support = _Kernels(self.build(prelude(self.strategy) + SUPPORT))
-        # the segment descriptors' Lift programs (lift_sd.py), compiled once per process and
-        # built as one cl.Program per context
-        from .lift_sd import sd_programs, sd_source
-        self.sd_progs = sd_programs(self.strategy)
-        self.sd = self.build(sd_source(self.strategy))
+        self._sd: Optional[dict] = None
+
+    # the segment descriptors' Lift programs (lift_sd.py), compiled once per process and built
+    # as one cl.Program per context, on the first descriptor a program makes (a program with
+    # none, ``dotp``, pays for neither)
+    @property
+    def sd_progs(self) -> dict:
+        from .lift_sd import sd_programs
+        return sd_programs(self.strategy)
+
+    @property
+    def sd(self) -> dict:
+        if self._sd is None:
+            from .lift_sd import sd_source
+            self._sd = self.build(sd_source(self.strategy))
+        return self._sd
 
     def profiling_queue(self):
         if self._profiling_queue is None:

@@ -462,12 +462,22 @@ def range_(fl, sv, ev, stv, ctx, loc):
         # max(0, ceil((e - s) / st)) for st > 0, and the mirror for st < 0 — in 64-bit
         # arithmetic, so that e - s cannot wrap (the elements themselves wrap as NESL ints)
         dloc = None if isinstance(st, ir.Const) and st.value != 0 else loc   # a zero stride fails
+        # (constants folded: the usual range, a constant start and stride, is e - s, with
+        # nothing that can fail)
+        s0 = s.value if isinstance(s, ir.Const) else None
+        k = st.value if isinstance(st, ir.Const) else None
         s, e, st = (R.p("to_int", x, ty=INT64) for x in (s, e, st))
         one = ir.Const(1, INT64)
-        num = R.p("sub", e, s)
-        pos = R.p("div", R.p("add", num, R.p("sub", st, one)), st, loc=dloc)
-        neg = R.p("div", R.p("add", num, R.p("add", st, one)), st, loc=dloc)
-        n64 = R.p("max", ir.Const(0, INT64), ir.If(R.p("gt", st, ir.Const(0, INT64)), pos, neg))
+        num = e if s0 == 0 else R.p("sub", e, s)
+        if k == 1:
+            n64 = R.p("max", ir.Const(0, INT64), num)
+        elif k is not None and k != 0:
+            bump = ir.Const(k - 1 if k > 0 else k + 1, INT64)
+            n64 = R.p("max", ir.Const(0, INT64), R.p("div", R.p("add", num, bump), st, loc=dloc))
+        else:
+            pos = R.p("div", R.p("add", num, R.p("sub", st, one)), st, loc=dloc)
+            neg = R.p("div", R.p("add", num, R.p("add", st, one)), st, loc=dloc)
+            n64 = R.p("max", ir.Const(0, INT64), ir.If(R.p("gt", st, ir.Const(0, INT64)), pos, neg))
         # (a count past the length limit is clamped to limit + 1 so that it cannot wrap
         # into range when narrowed; the length check below reports it)
         return R.p("to_int", R.p("min", n64, ir.Const(_MAX_LEN + 1, INT64)), ty=INT)
