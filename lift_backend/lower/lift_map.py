@@ -215,8 +215,8 @@ class _NotElementwise(Exception):
 #: variable has an empty name)
 INDEX = ""
 
-#: the ``permute`` vector (see :func:`lift_map`) standing for positions a PERMUTE's or
-#: SCATTER's index thunk computes, written by its own Lift MAP (no λcu variable starts with '%')
+#: the ``permute`` vector (see :func:`lift_map`) standing for positions a PERMUTE's, SEG_PERMUTE's
+#: or SCATTER's index thunk computes, written by its own Lift MAP (no λcu variable starts with '%')
 POSITIONS = "%pos"
 
 #: the most ``arrayAccess`` calls a lifted MAP may have: its distinct reads (each read once,
@@ -536,9 +536,9 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
     third component ``"last"`` (a SCATTER, lift_scatter.py) they are written through
     ``scatterLastIdx(ix, win, ...)`` instead: element ``k`` at ``ix[k]`` where the claims ``win``
     (``[int]M``, the destinations' length) name it the last writer.  ``vector`` :data:`POSITIONS`
-    is a PERMUTE's or SCATTER's index thunk computed by its own Lift MAP (``{kname}_liftpos``,
-    lift_permute.py) into a buffer of the scatter's length, the kernel's ``ix`` (argument
-    ``("pos",)``), of the type ``tenv[POSITIONS]``.
+    is a PERMUTE's, SEG_PERMUTE's (local positions) or SCATTER's index thunk computed by its own
+    Lift MAP (``{kname}_liftpos``, lift_permute.py) into a buffer of the SOAC's length, the
+    kernel's ``ix`` (argument ``("pos",)``), of the type ``tenv[POSITIONS]``.
 
     ``suffix``: the program's name is ``{kname}_{suffix}`` (by default ``lift``, or the phase's
     name below).

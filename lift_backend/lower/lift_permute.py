@@ -39,9 +39,22 @@ A PERMUTE whose index thunk computes the position (anything but ``p[i]``: ``rem(
 permutation's length that ``permuteIdx`` reads as its ``ix`` (the kernel argument ``("pos",)``).
 The thunk's subscripts keep the template's sites, numbered before the ``target`` site, so the
 failing site reported (the smallest code of the SOAC) is the template's: a failing position
-computation comes before a position out of range.  What does not qualify: a SEG_PERMUTE with
-computed positions, an index or value thunk that does not qualify as a MAP's.  A SCATTER of that
-kind (the last writer wins: a claim pass first) is two Lift programs: see lift_scatter.py.
+computation comes before a position out of range.
+
+A SEG_PERMUTE whose index thunk computes the local positions (NESL's ``{permute(v, {#v - 1 - x :
+x in v}) : v in vs}`` fuses to ``{i => lens[seg_ids(sd)[i]] - 1 - v[i]}``) is the same two
+programs: the positions MAP ``K_liftpos`` over the descriptor's elements (a MAP of the
+descriptor's total, ``#seg_ids(sd)``), then the SEG_PERMUTE's rows above reading the local
+positions from its buffer (``splitOffsets(offs, ix)``, ``ix`` the kernel argument ``("pos",)``),
+with the same checks: each position against its segment's length and marked once, both
+reporting the ``target`` site.  Positions that read the walked segment ids of a descriptor
+(``lens[seg_ids(sd)[i]]``, ``seg_offsets(sd)[seg_ids(sd)[i]]``) are that descriptor's rows, as
+a MAP's (lift_map.py, ``LiftMap.rows``): the runner launches the pair where the SEG_PERMUTE's
+rows run (``_rows``) and the positions' rows do too (``_map_rows``: many segments of about 2
+elements or fewer, or few elements in all); otherwise the template, which computes and checks
+each position in one pass.  What does not qualify: an index or value thunk that does not
+qualify as a MAP's.  A SCATTER of that kind (the last writer wins: a claim pass first) is two
+Lift programs: see lift_scatter.py.
 """
 from __future__ import annotations
 
@@ -70,6 +83,12 @@ def permute_index(soac, tenv: dict) -> Optional[str]:
     return b.vec.name
 
 
+def _target_code(soac, sites: Sites, msg: str) -> Optional[int]:
+    """The code of the template's ``target`` site of ``soac`` (message ``msg``: the position
+    checks of its phases), or None where the template numbered none."""
+    return sites.memo.get(("target", soac.loc, msg))
+
+
 def indexed_target(soac, tenv: dict, sites: Sites, msg: str) -> Optional[tuple]:
     """``(p, code)`` for a PERMUTE/SCATTER whose index thunk is ``{i => p[i]}``: the int vector
     ``p`` and the code of the template's ``target`` site (message ``msg``), the site of every
@@ -77,7 +96,7 @@ def indexed_target(soac, tenv: dict, sites: Sites, msg: str) -> Optional[tuple]:
     vec = permute_index(soac, tenv)
     if vec is None:
         return None
-    code = sites.memo.get(("target", soac.loc, msg))
+    code = _target_code(soac, sites, msg)
     if code is None:
         return None
     return vec, code
@@ -85,9 +104,10 @@ def indexed_target(soac, tenv: dict, sites: Sites, msg: str) -> Optional[tuple]:
 
 def computed_positions(kname: str, soac, tenv: dict, ctx, sites: Sites, msg: str,
                        strategy: str) -> Optional[tuple]:
-    """For a PERMUTE or SCATTER whose index thunk computes its positions (anything but
-    ``{i => p[i]}``): ``(LiftMap, tenv', code)``, the index thunk as its own Lift MAP
-    ``{kname}_liftpos`` writing the positions (an int vector of the SOAC's length, with the
+    """For a PERMUTE, SEG_PERMUTE or SCATTER whose index thunk computes its positions (anything
+    but ``{i => p[i]}``): ``(LiftMap, tenv', code)``, the index thunk as its own Lift MAP
+    ``{kname}_liftpos`` writing the positions (an int vector of the SOAC's length -- a
+    SEG_PERMUTE's: its descriptor's total, the local positions --, with the
     template's sites: a failing subscript of the thunk reports the same located message),
     ``tenv`` extended with the positions' type under :data:`~.lift_map.POSITIONS`, and the
     ``target`` site's code; None where the thunk is not a Lift MAP's (or is ``p[i]``).  The
@@ -96,17 +116,26 @@ def computed_positions(kname: str, soac, tenv: dict, ctx, sites: Sites, msg: str
     sites (the thunk's come before the ``target`` check's), as in the template."""
     if permute_index(soac, tenv) is not None or len(soac.idx.params) != 1:
         return None
-    code = sites.memo.get(("target", soac.loc, msg))
+    code = _target_code(soac, sites, msg)
     if code is None:
         return None
     from lambda_cu.check import LcuTypeError, soac_result_types
+    # a SEG_PERMUTE's positions: a MAP over its descriptor's elements (the local positions)
+    it = soac.idx.params[0].ty
+    if isinstance(soac, ir.SegPermute):
+        if not isinstance(it, IntT):
+            return None
+        size = ir.Length(ir.SegVec(soac.sd, "ids", it), it)
+    else:
+        size = soac.size
+    positions = ir.Map(soac.idx, size)
     try:
-        rt = soac_result_types(ir.Map(soac.idx, soac.size), tenv)
+        rt = soac_result_types(positions, tenv)
     except LcuTypeError:        # pragma: no cover - the kernel was checked before lowering
         return None
     if len(rt) != 1 or not isinstance(rt[0], VecT) or not isinstance(rt[0].elem, IntT):
         return None
-    pos = lift_map(kname, ir.Map(soac.idx, soac.size), tenv, ctx, sites, strategy, suffix="liftpos")
+    pos = lift_map(kname, positions, tenv, ctx, sites, strategy, suffix="liftpos")
     if pos is None:
         return None
     return pos, {**tenv, POSITIONS: rt[0]}, code
@@ -116,17 +145,16 @@ def lift_permute(kname: str, soac: ir.Soac, tenv: dict, ctx, sites: Sites,
                  strategy: str = "cpu") -> Optional[tuple]:
     """The PERMUTE ``soac`` of kernel ``kname`` as compiled Lift programs ``(permute,
     positions)``, or None where it is not (see the module's docstring).  ``positions`` is the
-    Lift MAP of an index thunk that computes the positions (:func:`computed_positions`, a
-    PERMUTE only), launched first, or None where the thunk reads them (``p[i]``).  ``sites``:
-    the template phase's sites (its ``target`` site is the code of both position checks)."""
+    Lift MAP of an index thunk that computes the positions (:func:`computed_positions`; a
+    SEG_PERMUTE's local positions), launched first, or None where the thunk reads them
+    (``p[i]``).  ``sites``: the template phase's sites (its ``target`` site is the code of both
+    position checks)."""
     if not isinstance(soac, (ir.Permute, ir.SegPermute)):
         return None
     target = indexed_target(soac, tenv, sites, MSG_PERMUTE)
     if target is not None:
         lm = lift_map(kname, soac, tenv, ctx, sites, strategy, permute=target)
         return None if lm is None else (lm, None)
-    if not isinstance(soac, ir.Permute):
-        return None
     computed = computed_positions(kname, soac, tenv, ctx, sites, MSG_PERMUTE, strategy)
     if computed is None:
         return None

@@ -508,17 +508,19 @@ class OpenCLRunner:
             and all(0 < int(ctx[a[1]]) <= _INT_MAX for a in lm.args if a[0] == "len")
 
     def _lift_pos_fits(self, ls: Any, ctx: list, n: int, kenv: dict) -> bool:
-        """Whether a PERMUTE's or SCATTER's positions Lift MAP (``lift_pos``, where its index
-        thunk computes them) can run for ``n`` elements -- one reading the segment ids of a
-        descriptor where a MAP's rows would run (``_map_rows``) --; True where it has none."""
+        """Whether a PERMUTE's, SEG_PERMUTE's or SCATTER's positions Lift MAP (``lift_pos``, where
+        its index thunk computes them) can run for ``n`` elements -- one reading the segment ids
+        of a descriptor (a SEG_PERMUTE's local positions, often) where a MAP's rows would run
+        (``_map_rows``) --; True where it has none."""
         lp = ls.info.get("lift_pos")
         return lp is None or (self._lift_fits(lp, ctx, n) and
                               (lp.rows is None or self._map_rows(kenv[lp.rows], n)))
 
     def _lift_positions(self, ls: Any, K: Any, ctx: list, n: int, kenv: dict) -> Optional[dict]:
-        """The positions of a PERMUTE's or SCATTER's index thunk, written by its Lift MAP
-        (``lift_pos``) into a new buffer of ``n`` elements: ``{"pos": buffer}``, the ``extra``
-        argument of the programs reading them; None where the thunk reads its positions."""
+        """The positions of a PERMUTE's, SEG_PERMUTE's or SCATTER's index thunk (a SEG_PERMUTE's
+        local positions), written by its Lift MAP (``lift_pos``) into a new buffer of ``n``
+        elements: ``{"pos": buffer}``, the ``extra`` argument of the programs reading them; None
+        where the thunk reads its positions."""
         lp = ls.info.get("lift_pos")
         if lp is None:
             return None
@@ -1061,7 +1063,8 @@ class OpenCLRunner:
                 # the kernel the Lift compiler wrote (lift_permute.py): permuteIdx checks each
                 # position and marks it written in ``seen``; a SEG_PERMUTE's rows (one
                 # work-item a segment) where a segmented reduction would run its rows plan;
-                # positions an index thunk computes are its Lift MAP's, written first
+                # positions an index thunk computes (a SEG_PERMUTE's: local ones) are its Lift
+                # MAP's, written first
                 pos = self._lift_positions(ls, K, ctx, n, kenv)
                 self._launch_lift(K("lift"), lm, ctx, n, [o.buf for o in outs], marks=seen,
                                   sd=sd if s.SEGMENTED else None, extra=pos)

@@ -81,10 +81,10 @@ def test_not_lift_programs():
     xs, p = var("xs"), var("p")
     f = th(("i", INT), Index(xs, i))
     # a computed position that is not a Lift MAP's (it reads a length as a value), a segmented
-    # one, a scatter: not PERMUTE Lift programs (computed positions a MAP can write:
-    # tests/opencl/test_lift_positions.py)
+    # one too, a scatter: not PERMUTE Lift programs (computed positions a MAP can write:
+    # tests/opencl/test_lift_positions.py, tests/opencl/test_lift_seg_permute_pos.py)
     comp = Permute(f, th(("i", INT), prim("add", Index(p, i), length("p"))), length("xs"), L("n:1:1"))
-    sp = SegPermute(f, th(("i", INT), prim("add", Index(p, i), const(0))), var("sd"), L("n:2:1"))
+    sp = SegPermute(f, th(("i", INT), prim("add", Index(p, i), length("p"))), var("sd"), L("n:2:1"))
     sc = Scatter((var("d"),), f, th(("i", INT), Index(p, i)), length("xs"), L("n:3:1"))
     ps = [("xs", VecT(INT)), ("p", VecT(INT)), ("sd", SD), ("d", VecT(INT))]
     prog = Program((kernel("A", ps, [(["a"], comp)], ["a"]), kernel("B", ps, [(["b"], sp)], ["b"]),
