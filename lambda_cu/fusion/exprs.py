@@ -17,14 +17,8 @@ _EXTERN = getattr(ir, "Extern", None)
 def effectful(e: ir.Exp) -> bool:
     """Does evaluating a CPU expression have effects whose order matters (host library calls,
     checks, errors, function calls)?"""
-    found = [False]
-
-    def go(x):
-        if isinstance(x, (ir.Check, ir.Error, ir.Call)) or (_EXTERN is not None and isinstance(x, _EXTERN)):
-            found[0] = True
-        return None
-    rewrite(e, go)
-    return found[0]
+    kinds = (ir.Check, ir.Error, ir.Call) + ((_EXTERN,) if _EXTERN is not None else ())
+    return any(isinstance(x, kinds) for x in walk(e))
 
 
 class NameSupply:
@@ -104,6 +98,51 @@ def map_children(e: ir.Exp, f: Callable[[ir.Exp], ir.Exp]) -> ir.Exp:
     raise TypeError(f"not an expression: {e!r}")
 
 
+def children(e: ir.Exp) -> tuple:
+    """The direct sub-expressions of ``e`` (those :func:`map_children` visits, in its order)."""
+    if isinstance(e, (ir.Var, ir.Const, ir.Error)):
+        return ()
+    if isinstance(e, ir.Tuple):
+        return e.elems
+    if isinstance(e, ir.Proj):
+        return (e.tup,)
+    if isinstance(e, ir.PrimOp):
+        return e.args
+    if isinstance(e, ir.SegVec):
+        return (e.sd,)
+    if isinstance(e, ir.Length):
+        return (e.vec,)
+    if isinstance(e, ir.Index):
+        return (e.vec, e.idx)
+    if isinstance(e, ir.If):
+        return (e.cond, e.then, e.else_)
+    if isinstance(e, ir.Let):
+        return (e.rhs, e.body)
+    if isinstance(e, (ir.Run, ir.Call)) or (_EXTERN is not None and isinstance(e, _EXTERN)):
+        return e.args
+    if isinstance(e, ir.VecLit):
+        return e.elems
+    if isinstance(e, ir.MakeSegDes):
+        return (e.lengths,)
+    if isinstance(e, ir.Check):
+        return (e.cond,)
+    if isinstance(e, ir.Block):
+        return tuple(b.rhs for b in e.binds) + (e.result,)
+    if isinstance(e, ir.Speculate):
+        return (e.size, e.fast, e.slow)
+    raise TypeError(f"not an expression: {e!r}")
+
+
+def walk(e: ir.Exp):
+    """Every sub-expression of ``e``, ``e`` included (pre-order), without rebuilding anything:
+    the traversal of the queries below (a rewrite that changes nothing visits the same nodes)."""
+    stack = [e]
+    while stack:
+        x = stack.pop()
+        yield x
+        stack.extend(reversed(children(x)))
+
+
 def subst(e: ir.Exp, mapping: Mapping[str, ir.Exp]) -> ir.Exp:
     """Replace free variables by expressions.  Let binders shadow; the caller guarantees that
     the free variables of the replacements are not captured (use :func:`freshen` first)."""
@@ -133,14 +172,7 @@ def rewrite(e: ir.Exp, f: Callable[[ir.Exp], ir.Exp | None]) -> ir.Exp:
 
 
 def bound_names(e: ir.Exp) -> set[str]:
-    out: set[str] = set()
-
-    def go(x: ir.Exp) -> ir.Exp | None:
-        if isinstance(x, ir.Let):
-            out.update(v.name for v in x.vars)
-        return None
-    rewrite(e, go)
-    return out
+    return {v.name for x in walk(e) if isinstance(x, ir.Let) for v in x.vars}
 
 
 def freshen(t: ir.Thunk, supply: NameSupply, carry: Optional[dict] = None) -> ir.Thunk:
@@ -190,13 +222,7 @@ def union_using(*lists: Iterable[ir.Var], drop: Iterable[str] = ()) -> tuple:
 
 
 def exp_size(e: ir.Exp) -> int:
-    n = [0]
-
-    def go(x):
-        n[0] += 1
-        return None
-    rewrite(e, go)
-    return n[0]
+    return sum(1 for _ in walk(e))
 
 
 def uses_of(e: ir.Exp, name: str) -> int:
@@ -303,28 +329,16 @@ def simplify(e: ir.Exp) -> ir.Exp:
 def can_fail(e: ir.Exp) -> bool:
     """May evaluating ``e`` raise a runtime error (subscript, integer division, ...)?"""
     from ..prims import PRIMS
-    bad = [False]
-
-    def go(x):
-        if isinstance(x, (ir.Index, ir.Error)) or (isinstance(x, ir.PrimOp) and PRIMS[x.op].can_fail):
-            bad[0] = True
-        return None
-    rewrite(e, go)
-    return bad[0]
+    return any(isinstance(x, (ir.Index, ir.Error)) or (isinstance(x, ir.PrimOp) and PRIMS[x.op].can_fail)
+               for x in walk(e))
 
 
 def fails_located(e: ir.Exp) -> bool:
     """Does ``e`` contain a *check*: a subscript or primitive with a source location (the NESL
     runtime errors), or an error?  Subscripts without a location are the flattener's own
     gathers, in range by construction (the convention of ``lambda_cu.dead_code``)."""
-    bad = [False]
-
-    def go(x):
-        if isinstance(x, ir.Error) or (isinstance(x, (ir.Index, ir.PrimOp)) and x.loc is not None):
-            bad[0] = True
-        return None
-    rewrite(e, go)
-    return bad[0]
+    return any(isinstance(x, ir.Error) or (isinstance(x, (ir.Index, ir.PrimOp)) and x.loc is not None)
+               for x in walk(e))
 
 
 def soac_can_fail(s: ir.Soac) -> bool:

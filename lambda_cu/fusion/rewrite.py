@@ -40,7 +40,7 @@ from .. import ir
 from ..check import check_kernel
 from ..types import BOOL, INT, TupleT, VecT, flat_components
 from .exprs import (NameSupply, bound_names, exp_size, fails_located, freshen, identity_only,
-                    index_dependent_reads, rewrite, simplify, soac_can_fail, subst, zero_of)
+                    index_dependent_reads, rewrite, simplify, soac_can_fail, subst, walk, zero_of)
 from .shapes import KernelShapes, Shape
 
 INLINE_LIMIT = 40   # a MAP still needed elsewhere is inlined only when its body is this small
@@ -393,13 +393,7 @@ def _filter_consumer_ok(a_vals, b, index_thunk: ir.Thunk) -> bool:
 
 
 def _subexps(e):
-    out = []
-
-    def go(x):
-        out.append(x)
-        return None
-    rewrite(e, go)
-    return out
+    return list(walk(e))
 
 
 def _filter_x_when(m: Match, ctx: _Ctx) -> bool:
@@ -730,6 +724,9 @@ def _normalise_sizes(binds) -> tuple:
 
 def _thunk_lengths(t: ir.Thunk, prod: Mapping[str, ir.Exp]) -> ir.Thunk:
     """``#v`` inside a thunk body -> the size of v's size-preserving producer."""
+    if not any(isinstance(x, ir.Length) and isinstance(x.vec, ir.Var) and x.vec.name in prod
+               for x in walk(t.body)):
+        return t
     local = {p.name for p in t.params} | bound_names(t.body)
 
     def resolve(name):
