@@ -467,7 +467,6 @@ def range_(fl, sv, ev, stv, ctx, loc):
         s0 = s.value if isinstance(s, ir.Const) else None
         k = st.value if isinstance(st, ir.Const) else None
         s, e, st = (R.p("to_int", x, ty=INT64) for x in (s, e, st))
-        one = ir.Const(1, INT64)
         num = e if s0 == 0 else R.p("sub", e, s)
         if k == 1:
             n64 = R.p("max", ir.Const(0, INT64), num)
@@ -475,6 +474,7 @@ def range_(fl, sv, ev, stv, ctx, loc):
             bump = ir.Const(k - 1 if k > 0 else k + 1, INT64)
             n64 = R.p("max", ir.Const(0, INT64), R.p("div", R.p("add", num, bump), st, loc=dloc))
         else:
+            one = ir.Const(1, INT64)
             pos = R.p("div", R.p("add", num, R.p("sub", st, one)), st, loc=dloc)
             neg = R.p("div", R.p("add", num, R.p("add", st, one)), st, loc=dloc)
             n64 = R.p("max", ir.Const(0, INT64), ir.If(R.p("gt", st, ir.Const(0, INT64)), pos, neg))
