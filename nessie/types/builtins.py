@@ -235,6 +235,12 @@ class _Arity:
 
 
 def _parse_all():
+    from nessie.limits import run_deep
+    # one deep thread for the whole table: each parse would otherwise start its own
+    return run_deep(_parse_each, "builtin types")
+
+
+def _parse_each():
     from nessie.syntax import parse_type_signature, parse_value_type
     from nessie.types.convert import scheme_from_sig, scheme_from_value_type
     dts = {name: _Arity(n) for name, n in LIBRARY_DATATYPE_ARITY.items()}

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import resource
 import shutil
 import stat
 import subprocess
@@ -120,26 +119,50 @@ def test_only_a_broken_pocl_on_this_machine(tmp_path):
 
 # --------------------------------------------------------------------------- startup
 
-def _cpu_seconds(args, env) -> float:
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    p = subprocess.run(args, capture_output=True, text=True, cwd=ROOT, env=env, timeout=60)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    assert p.returncode == 0, p.stderr
-    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+_LOADED = """
+import runpy, sys, threading
+started = [0]
+_start = threading.Thread.start
+def start(self):
+    started[0] += 1
+    _start(self)
+threading.Thread.start = start
+if sys.argv[1:] == ["import"]:
+    import nessie.driver
+else:
+    sys.argv = ["nessie"] + sys.argv[1:]
+    try:
+        runpy.run_module("nessie", run_name="__main__")
+    except SystemExit as e:
+        assert not e.code, e.code
+print(started[0], *sorted(m for m in sys.modules if m.split(".")[0] in {
+    "numpy", "pyopencl", "pulp", "scipy", "lift_backend", "nessie", "lambda_cu"}), file=sys.stderr)
+"""
+
+#: what starting and checking never needs: the back ends, numpy, OpenCL, the ILP solver
+_NOT_AT_STARTUP = ("numpy", "pyopencl", "pulp", "scipy", "lift_backend", "lambda_cu.interp",
+                   "lambda_cu.ir", "nessie.interp", "nessie.flatten", "nessie.fusion",
+                   "nessie.opencl")
 
 
-def test_startup_under_a_third_of_a_second(tmp_path):
-    """`nessie check` of a small program and `nessie --version` take under 0.3 s of CPU time
-    (CPU rather than wall time: the test suite runs beside other work), the parse tables read
-    from the cache after the first run."""
+def test_startup_loads_only_the_front_end(tmp_path):
+    """`nessie check` of a small program, `nessie --version` and importing the driver (as the
+    Python API does) import the front end only (no numpy, OpenCL, solver or back end: those are
+    where start-up time would go) and start at most one thread (the deep-recursion thread; the
+    builtin type table is parsed on one, not on a thread per builtin as it once was: 90 ms).  Their CPU time is measured, not asserted:
+    benchmarks/bench_startup.py."""
     env = dict(os.environ, NESSIE_CACHE_DIR=str(tmp_path / "cache"))
     src = tmp_path / "t.nesl"
     src.write_text("function add1(x) = x + 1;\nadd1(2);\n")
-    check = [sys.executable, "-m", "nessie", "check", str(src)]
-    _cpu_seconds(check, env)                          # builds and caches the tables
-    assert min(_cpu_seconds(check, env) for _ in range(3)) < 0.3
-    assert min(_cpu_seconds([sys.executable, "-m", "nessie", "--version"], env)
-               for _ in range(3)) < 0.3
+    for args in (["check", str(src)], ["--version"], ["import"]):
+        p = subprocess.run([sys.executable, "-c", _LOADED, *args], capture_output=True,
+                           text=True, cwd=ROOT, env=env, timeout=120)
+        assert p.returncode == 0, p.stderr
+        threads, *mods = p.stderr.split()
+        assert int(threads) <= 1, (args, threads)
+        assert ("nessie.syntax" in mods) == (args != ["--version"]), mods
+        heavy = [m for m in mods if m.startswith(_NOT_AT_STARTUP)]
+        assert heavy == [], (args, heavy)
 
 
 def test_later_runs_never_run_the_table_generator(tmp_path):
