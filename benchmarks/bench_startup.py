@@ -23,6 +23,7 @@ import argparse
 import json
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -53,6 +54,14 @@ def main(argv=None) -> int:
     ap.add_argument("--only", default=None, help="comma-separated example names (default: all)")
     ap.add_argument("--out", default="benchmarks/out")
     args = ap.parse_args(argv)
+    names = sorted(p.stem for p in EXAMPLES.glob("*.nesl"))
+    if args.only:
+        wanted = set(args.only.split(","))
+        unknown = sorted(wanted - set(names))
+        if unknown:
+            print(f"bench_startup: no example {', '.join(unknown)} in {EXAMPLES}", file=sys.stderr)
+            return 1
+        names = [n for n in names if n in wanted]
     os.makedirs(args.out, exist_ok=True)
     py = sys.executable
     tmp = tempfile.mkdtemp(prefix="nessie-startup-")
@@ -65,15 +74,12 @@ def main(argv=None) -> int:
              None),
             ("nessie --version", best(nessie + ["--version"], env, args.repeat), None),
             ("nessie check (2 lines)", best(nessie + ["check", small], env, args.repeat), None)]
-    names = sorted(p.stem for p in EXAMPLES.glob("*.nesl"))
-    if args.only:
-        wanted = set(args.only.split(","))
-        names = [n for n in names if n in wanted]
     for name in names:
         f = str(EXAMPLES / f"{name}.nesl")
         check = best(nessie + ["check", f], env, args.repeat)
         comp = best(nessie + ["compile", f, "--emit", "opencl"], env, args.repeat)
         rows.append((name, check, comp))
+    shutil.rmtree(tmp, ignore_errors=True)
     bytecode = "read from __pycache__" if any((ROOT / "nessie").glob("__pycache__/*.pyc")) \
         else "compiled on every run (no __pycache__)"
     over = [r for r in rows[2:] if max(x for x in r[1:] if x is not None) > TARGET_S]

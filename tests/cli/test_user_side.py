@@ -307,3 +307,24 @@ def test_bench_peers_table_json_and_plot(tmp_path):
     assert data["totals"]["launches_fused"] == sum(r["launches_fused"] for r in rows.values())
     assert "| dotp | 1e+03 |" in (tmp_path / "bench.md").read_text()
     assert (tmp_path / "bench.png").read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
+
+
+def test_bench_startup_table_json_and_plot(tmp_path):
+    """benchmarks/bench_startup.py: the peers' and nessie's rows, an example's check and compile
+    times, the table and the plot; an unknown --only name is an error, not an empty table."""
+    p = subprocess.run([sys.executable, "benchmarks/bench_startup.py", "--only", "dotp",
+                        "--repeat", "1", "--out", str(tmp_path)],
+                       capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert p.returncode == 0 and "Traceback" not in p.stderr, p.stderr
+    data = json.loads((tmp_path / "startup.json").read_text())
+    rows = {r["what"]: r for r in data["rows"]}
+    assert sorted(rows) == sorted(["python -c pass (peer)", "python -c 'import numpy' (peer)",
+                                   "nessie --version", "nessie check (2 lines)", "dotp"])
+    assert all(r["check_cpu_s"] > 0 for r in rows.values())
+    assert rows["dotp"]["compile_cpu_s"] > 0 and rows["nessie --version"]["compile_cpu_s"] is None
+    assert re.search(r"^\| dotp \| \d+\.\d{3} \| \d+\.\d{3} \|$", (tmp_path / "startup.md").read_text(), re.M)
+    assert (tmp_path / "startup.png").read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
+    bad = subprocess.run([sys.executable, "benchmarks/bench_startup.py", "--only", "no_such",
+                          "--out", str(tmp_path)], capture_output=True, text=True, cwd=ROOT,
+                         timeout=120)
+    assert bad.returncode == 1 and "no example no_such" in bad.stderr, bad.stderr
