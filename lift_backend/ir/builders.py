@@ -22,7 +22,7 @@ from typing import Callable, Sequence, Tuple, Union
 from .. import arith as A
 from ..types import ArrayType, Double, Float, Int, ScalarType, Type, VectorType
 from . import patterns as P
-from .expr import (Expr, FunCall, FunDecl, Lambda, Literal, Param, Program, UserFun, compose,
+from .expr import (field_names, Expr, FunCall, FunDecl, Lambda, Literal, Param, Program, UserFun, compose,
                    unused_number)
 
 __all__ = [
@@ -53,16 +53,16 @@ def _fill(node, m: dict):
             or not dataclasses.is_dataclass(node):
         return node
     changes = {}
-    for fld in dataclasses.fields(node):
-        v = getattr(node, fld.name)
+    for fname in field_names(node):
+        v = getattr(node, fname)
         if isinstance(v, (Expr, FunDecl)):
             w = _fill(v, m)
             if w is not v:
-                changes[fld.name] = w
+                changes[fname] = w
         elif isinstance(v, tuple) and any(isinstance(x, (Expr, FunDecl)) for x in v):
             w = tuple(_fill(x, m) for x in v)
             if any(a is not b for a, b in zip(v, w)):
-                changes[fld.name] = w
+                changes[fname] = w
     return dataclasses.replace(node, **changes) if changes else node
 
 

@@ -166,11 +166,24 @@ def compose(*fs: FunDecl) -> Lambda:
     return Lambda((p,), body)
 
 
+_FIELD_NAMES: dict = {}
+
+
+def field_names(node) -> tuple:
+    """The dataclass field names of ``node``'s class (``dataclasses.fields`` builds its tuple on
+    every call: a third of the lowering's tree walks went there)."""
+    cls = type(node)
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = tuple(f.name for f in dataclasses.fields(node))
+    return names
+
+
 def ir_children(node):
     """Direct IR children (Expr / FunDecl) of a node, in field order."""
     out = []
-    for fld in dataclasses.fields(node):
-        v = getattr(node, fld.name)
+    for name in field_names(node):
+        v = getattr(node, name)
         if isinstance(v, (Expr, FunDecl)):
             out.append(v)
         elif isinstance(v, tuple):
@@ -187,12 +200,12 @@ def freshen(node):
     if not isinstance(node, (Expr, FunDecl, Program)):
         return node
     changes = {}
-    for fld in dataclasses.fields(node):
-        v = getattr(node, fld.name)
+    for fname in field_names(node):
+        v = getattr(node, fname)
         if isinstance(v, (Expr, FunDecl)):
-            changes[fld.name] = freshen(v)
+            changes[fname] = freshen(v)
         elif isinstance(v, tuple) and any(isinstance(x, (Expr, FunDecl)) for x in v):
-            changes[fld.name] = tuple(freshen(x) for x in v)
+            changes[fname] = tuple(freshen(x) for x in v)
     return dataclasses.replace(node, **changes)
 
 

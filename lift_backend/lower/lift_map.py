@@ -126,7 +126,7 @@ from lambda_cu import ir
 from lambda_cu.types import BoolT, CharT, FloatT, IntT, Type, VecT
 
 from .cgen import CGen, LowerError, Sites, Val, comps, ctype
-from ..ir.expr import UserFun
+from ..ir.expr import UserFun, field_names
 
 # element types a Lift program can carry for λcu (λcu bool and char are byte buffers: below)
 _LIFT_SCALAR = {("int", 32): "int", ("int", 64): "long", ("float", 64): "double"}
@@ -309,10 +309,10 @@ def _canon(e: ir.Exp, ats: list, env: Optional[dict] = None):
         return _canon(e.body, ats, inner)
     if isinstance(e, ir.Exp):
         out = [type(e).__name__]
-        for fld in dataclasses.fields(e):
-            if fld.name == "loc":
+        for fname in field_names(e):
+            if fname == "loc":
                 continue
-            x = getattr(e, fld.name)
+            x = getattr(e, fname)
             if isinstance(x, ir.Exp):
                 out.append(_canon(x, ats, env))
             elif isinstance(x, tuple):
@@ -377,17 +377,17 @@ def _elementwise(body: ir.Exp, i: str, reads: dict, ats: Optional[list] = None,
     if not isinstance(body, (ir.Const, ir.Tuple, ir.Proj, ir.PrimOp, ir.Let)):
         raise _NotElementwise
     changes = {}
-    for fld in dataclasses.fields(body):
-        x = getattr(body, fld.name)
-        if isinstance(x, ir.Exp) and not (isinstance(body, ir.Let) and fld.name == "vars"):
+    for fname in field_names(body):
+        x = getattr(body, fname)
+        if isinstance(x, ir.Exp) and not (isinstance(body, ir.Let) and fname == "vars"):
             y = _elementwise(x, i, reads, ats, guard, segtypes, lets, origins)
             if y is not x:
-                changes[fld.name] = y
+                changes[fname] = y
         elif isinstance(x, tuple) and x and all(isinstance(y, ir.Exp) for y in x) \
-                and not (isinstance(body, ir.Let) and fld.name == "vars"):
+                and not (isinstance(body, ir.Let) and fname == "vars"):
             ys = tuple(_elementwise(y, i, reads, ats, guard, segtypes, lets, origins) for y in x)
             if any(a is not b for a, b in zip(ys, x)):
-                changes[fld.name] = ys
+                changes[fname] = ys
     if not changes:
         return body
     new = dataclasses.replace(body, **changes)

@@ -10,7 +10,7 @@ from typing import Dict, Mapping, Optional, Sequence, Tuple
 
 from .. import arith as A
 from ..errors import LiftCompileError, LiftError, Span
-from ..ir.expr import Expr, FunCall, FunDecl, Lambda, Param, Program, UserFun, walk
+from ..ir.expr import field_names, Expr, FunCall, FunDecl, Lambda, Param, Program, UserFun, walk
 from ..limits import INT_MAX, TOO_DEEP_TO_COMPILE, run_deep
 from ..memory import LOCAL, allocate, infer_address_spaces
 from ..types import ArrayType, Type, VectorType
@@ -214,16 +214,16 @@ def _replace(node, target, new):
             not isinstance(node, (Expr, FunDecl, Program)):
         return node
     changes = {}
-    for fld in dataclasses.fields(node):
-        v = getattr(node, fld.name)
+    for fname in field_names(node):
+        v = getattr(node, fname)
         if isinstance(v, (Expr, FunDecl)):
             nv = _replace(v, target, new)
             if nv is not v:
-                changes[fld.name] = nv
+                changes[fname] = nv
         elif isinstance(v, tuple) and any(isinstance(x, (Expr, FunDecl)) for x in v):
             nv = tuple(_replace(x, target, new) for x in v)
             if any(a is not b for a, b in zip(nv, v)):
-                changes[fld.name] = nv
+                changes[fname] = nv
     return dataclasses.replace(node, **changes) if changes else node
 
 
@@ -267,12 +267,12 @@ def _rename(node, name: str, p: Param):
             not isinstance(node, (Expr, FunDecl)):
         return node
     changes = {}
-    for fld in dataclasses.fields(node):
-        v = getattr(node, fld.name)
+    for fname in field_names(node):
+        v = getattr(node, fname)
         if isinstance(v, (Expr, FunDecl)):
-            changes[fld.name] = _rename(v, name, p)
+            changes[fname] = _rename(v, name, p)
         elif isinstance(v, tuple) and any(isinstance(x, (Expr, FunDecl)) for x in v):
-            changes[fld.name] = tuple(_rename(x, name, p) for x in v)
+            changes[fname] = tuple(_rename(x, name, p) for x in v)
     return dataclasses.replace(node, **changes) if changes else node
 
 

@@ -15,7 +15,7 @@ from .. import arith as A
 from ..arith import Expr as AExpr, Var
 from ..errors import LiftTypeError, Span
 from ..limits import INT_MAX, MAX_ITERATE_UNROLL
-from ..ir.expr import (Expr, FunCall, FunDecl, Lambda, Literal, Param, Program, UserFun, extend,
+from ..ir.expr import (field_names, Expr, FunCall, FunDecl, Lambda, Literal, Param, Program, UserFun, extend,
                        freshen)
 from ..ir import patterns as P
 from .types import (ArrayType, Int, ScalarType, TupleType, Type, VectorType, is_value,
@@ -742,14 +742,14 @@ def _body_size_vars(body) -> set:
             for y in x:
                 scan(y, depth)
         elif isinstance(x, P.IndexFun) and dataclasses.is_dataclass(x) and depth < 8:
-            for fld in dataclasses.fields(x):
-                scan(getattr(x, fld.name), depth + 1)
+            for fname in field_names(x):
+                scan(getattr(x, fname), depth + 1)
 
     for node in walk(body):
         if isinstance(node, (UserFun, Param, Literal)) or not dataclasses.is_dataclass(node):
             continue
-        for fld in dataclasses.fields(node):
-            v = getattr(node, fld.name)
+        for fname in field_names(node):
+            v = getattr(node, fname)
             if not isinstance(v, (Expr, FunDecl)):
                 scan(v)
     return out
@@ -837,20 +837,20 @@ def _subst_program(program: Program, m) -> Program:
 
     def fields(node):
         changes = {}
-        for fld in dataclasses.fields(node):
-            v = getattr(node, fld.name)
+        for fname in field_names(node):
+            v = getattr(node, fname)
             if isinstance(v, (Expr, FunDecl)):
-                changes[fld.name] = go(v)
+                changes[fname] = go(v)
             elif isinstance(v, tuple) and any(isinstance(x, (Expr, FunDecl)) for x in v):
-                changes[fld.name] = tuple(go(x) for x in v)
+                changes[fname] = tuple(go(x) for x in v)
             elif isinstance(v, A.Expr):
-                changes[fld.name] = A.subst(v, m)
+                changes[fname] = A.subst(v, m)
             elif isinstance(v, P.IndexLambda):
-                changes[fld.name] = P.IndexLambda(v.param, A.subst(v.body, m))
+                changes[fname] = P.IndexLambda(v.param, A.subst(v.body, m))
             elif isinstance(v, P.ReorderStride):
-                changes[fld.name] = P.ReorderStride(A.subst(v.stride, m))
+                changes[fname] = P.ReorderStride(A.subst(v.stride, m))
             elif isinstance(v, P.TransposeIdx):
-                changes[fld.name] = P.TransposeIdx(A.subst(v.n, m), A.subst(v.m, m))
+                changes[fname] = P.TransposeIdx(A.subst(v.n, m), A.subst(v.m, m))
         return dataclasses.replace(node, **changes)
 
     return go(program)
