@@ -97,11 +97,16 @@ def parse_file(path: str) -> ast.Program:
     return parse_text(text, path)
 
 
-def _parse_marked(text, filename, marker):
+def _parse_marked(text, filename, marker, shallow=False):
     diags = Diagnostics()
     from nessie.limits import depth_errors, run_deep
     diags.sources[filename] = text
-    result = run_deep(lambda: run_parser(text, filename, diags, marker=marker))
+
+    def parse():
+        return run_parser(text, filename, diags, marker=marker)
+    # shallow: a short text of the compiler's own (the builtin types), parsed on this thread:
+    # a thread started while a module is being imported deadlocks if it imports that module
+    result = parse() if shallow else run_deep(parse)
     if not diags:
         for span, message in depth_errors(result):
             diags.error(span, message)
@@ -115,9 +120,9 @@ def parse_expression(text: str, filename: str = "<expr>") -> ast.Exp:
     return _parse_marked(text, filename, "EXPMARK")
 
 
-def parse_type_signature(text: str, filename: str = "<type>") -> ast.FunSig:
-    return _parse_marked(text, filename, "TYPEMARK")
+def parse_type_signature(text: str, filename: str = "<type>", shallow: bool = False) -> ast.FunSig:
+    return _parse_marked(text, filename, "TYPEMARK", shallow)
 
 
-def parse_value_type(text: str, filename: str = "<type>"):
-    return _parse_marked(text, filename, "VTYPEMARK")
+def parse_value_type(text: str, filename: str = "<type>", shallow: bool = False):
+    return _parse_marked(text, filename, "VTYPEMARK", shallow)

@@ -95,3 +95,20 @@ def test_no_import_cycles():
     assert len(known) > 50
     graph = {m: imports(m, p, known) & set(known) for m, p in known.items()}
     assert cycles(graph) == []
+
+
+def test_every_front_end_module_imports_first_without_hanging():
+    """Each module of nessie/types and nessie/syntax (those that build tables at import) and the
+    driver, imported first in a fresh interpreter, finishes: the builtin type table once
+    parsed its types on a thread of its own while nessie.types was half imported, and
+    `import nessie.types.convert` first hung forever (the thread waited for the import lock
+    the importing thread held, which waited for the thread)."""
+    import subprocess
+    import sys
+    mods = sorted(m for m in modules() if m.startswith(("nessie.types", "nessie.syntax")))
+    mods += ["nessie.driver", "nessie.api", "nessie.repl"]
+    code = "import importlib, sys; importlib.import_module(sys.argv[1])"
+    for m in mods:
+        p = subprocess.run([sys.executable, "-c", code, m], capture_output=True, text=True,
+                           cwd=ROOT, timeout=60)
+        assert p.returncode == 0, (m, p.stderr)
