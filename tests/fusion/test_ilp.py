@@ -410,3 +410,27 @@ def test_time_limit_is_respected_on_a_hard_graph():
     assert s.status in ("time-limit", "greedy", "optimal")
     assert check_schedule(g, s.clusters) == []
     assert s.objective <= greedy_schedule(g).objective
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(random_graphs(max_nodes=6))
+def test_small_models_enumerated_match_cbc(g):
+    """Models of at most MAX_EXHAUSTIVE_PAIRS candidate pairs are solved by enumeration, not
+    CBC: the same optimum as CBC's, a legal schedule, proven optimal; larger ones go to CBC."""
+    import lambda_cu.fusion.ilp as ilp
+    an = analyse(g)
+    s = solve(g, time_limit=20)
+    assert check_schedule(g, s.clusters) == [] and s.objective == objective_value(g, s.clusters)
+    if not an.candidates:
+        return
+    e = ilp.exhaustive_schedule(g, an)
+    assert check_schedule(g, e.clusters) == [] and e.status == "optimal"
+    old = ilp.MAX_EXHAUSTIVE_PAIRS
+    try:
+        ilp.MAX_EXHAUSTIVE_PAIRS = 0
+        c = solve(g, time_limit=20)
+    finally:
+        ilp.MAX_EXHAUSTIVE_PAIRS = old
+    assert c.status == "optimal" and e.objective == c.objective
+    if len(an.candidates) <= old:
+        assert s.clusters == e.clusters
