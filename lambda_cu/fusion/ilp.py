@@ -63,10 +63,10 @@ DEFAULT_TIME_LIMIT = 10.0
 MAX_ILP_TRIANGLES = int(env_positive("NESSIE_FUSION_MAX_TRIANGLES", 15_000, float))
 MAX_ILP_PAIRS = int(env_positive("NESSIE_FUSION_MAX_PAIRS", 2_000, float))
 #: up to this many candidate pairs the model is solved exactly by trying every subset of the
-#: pairs (at most 16 clusterings, each checked and costed as the ILP's solution would be)
+#: pairs (at most 64 clusterings, each checked and costed as the ILP's solution would be)
 #: instead of starting CBC (~15-25 ms a run on 2 cores; half the regions of the examples have
-#: at most 4 pairs)
-MAX_EXHAUSTIVE_PAIRS = 4
+#: at most 6 pairs; at 8 pairs enumerating costs more than CBC)
+MAX_EXHAUSTIVE_PAIRS = 6
 
 
 # --------------------------------------------------------------------------------------------
