@@ -304,22 +304,26 @@ def zero_of(t: Type) -> ir.Const:
     raise TypeError(f"no default value of type {t}")
 
 
-def simplify(e: ir.Exp) -> ir.Exp:
+def simplify(e: ir.Exp, keep: frozenset = frozenset()) -> ir.Exp:
     """Local clean-ups: ``(e1, ..., ek).j`` -> ``ej``; ``let x = y in b`` (y a variable or a
-    constant) -> ``b[y/x]``; single-use lets of pure scalars are left alone.  Nothing that can
-    fail (:func:`can_fail`) is dropped: a check must survive fusion."""
+    constant) -> ``b[y/x]``; ``let x = e in x`` -> ``e`` unless ``x`` is in ``keep`` and ``e``
+    can fail (a pulled producer's ``let``, which the rewrite engine orders by the producer's
+    position: dissolved, its check would move to the consumer's place); single-use lets of pure
+    scalars are left alone.  Nothing that can fail (:func:`can_fail`) is dropped: a check must
+    survive fusion."""
     def step(x: ir.Exp):
         if isinstance(x, ir.Proj) and isinstance(x.tup, ir.Tuple) and x.index < len(x.tup.elems) \
                 and not any(can_fail(c) for j, c in enumerate(x.tup.elems) if j != x.index):
             return x.tup.elems[x.index]
         if isinstance(x, ir.Let):
-            if len(x.vars) == 1 and isinstance(x.body, ir.Var) and x.body.name == x.vars[0].name:
+            if len(x.vars) == 1 and isinstance(x.body, ir.Var) and x.body.name == x.vars[0].name \
+                    and not (x.body.name in keep and can_fail(x.rhs)):
                 return x.rhs
             if len(x.vars) == 1 and isinstance(x.rhs, (ir.Var, ir.Const)):
-                return simplify(subst(x.body, {x.vars[0].name: x.rhs}))
+                return simplify(subst(x.body, {x.vars[0].name: x.rhs}), keep)
             if len(x.vars) > 1 and isinstance(x.rhs, ir.Tuple) and len(x.rhs.elems) == len(x.vars) \
                     and all(isinstance(c, (ir.Var, ir.Const)) for c in x.rhs.elems):
-                return simplify(subst(x.body, {v.name: c for v, c in zip(x.vars, x.rhs.elems)}))
+                return simplify(subst(x.body, {v.name: c for v, c in zip(x.vars, x.rhs.elems)}), keep)
             if len(x.vars) == 1 and uses_of(x.body, x.vars[0].name) == 0 and not can_fail(x.rhs):
                 return x.body
         return None

@@ -164,12 +164,17 @@ def _pull_with(prod_f: ir.Thunk, avars: tuple, cons_body: ir.Exp, index: str, ct
     # producers pulled in earlier that precede it in the kernel (and before those that follow
     # it): the unfused kernels run in binding order, so the first of them to fail is the one
     # whose error an unfused run reports, and a fused thunk fails at its first failing site.
+    # The producer's own pulled producers (its leading pulled ``let``s, all before it) are
+    # floated out beside the consumer's, every one at its own position: left nested in the
+    # producer's value they would be ordered at the producer's position, after a check of a
+    # producer between them.
     pos = ctx.position(avars)
+    inner, e1 = _strip_pulled(e1, ctx)
     prefix, body = _strip_pulled(body, ctx, pos)
     for v in locals_:
         ctx.pulled[v.name] = pos
     out = ir.Let(locals_, e1, body)
-    for let in reversed(prefix):
+    for let in reversed(sorted(prefix + inner, key=lambda x: ctx.pulled[x.vars[0].name])):
         out = dataclasses.replace(let, body=out)
     return out
 
@@ -755,7 +760,7 @@ def _thunk_lengths(t: ir.Thunk, prod: Mapping[str, ir.Exp]) -> ir.Thunk:
     return exact_using(ir.Thunk(t.params, body, t.using))
 
 
-def _clean(binds, returns, absorbed: frozenset = frozenset()) -> tuple:
+def _clean(binds, returns, absorbed: frozenset = frozenset(), keep: frozenset = frozenset()) -> tuple:
     """Dead-binding elimination, exact using lists, simplified thunk bodies, topological order.
 
     A binding whose results are unused is removed only if evaluating it cannot fail, or if it
@@ -763,7 +768,7 @@ def _clean(binds, returns, absorbed: frozenset = frozenset()) -> tuple:
     a consumer that evaluates them over the same index space).  Every check of the unfused
     kernel is therefore still evaluated by the fused one (issue 11)."""
     binds = [ir.KBind(b.vars, _map_thunks(b.soac, lambda t: exact_using(
-        ir.Thunk(t.params, simplify(t.body), t.using)))) for b in binds]
+        ir.Thunk(t.params, simplify(t.body, keep), t.using)))) for b in binds]
     live = {r.name for r in returns}
     kept = []
     for b in reversed(binds):
@@ -843,7 +848,12 @@ def fuse_kernel(kernel: ir.Kernel, param_shapes: Mapping[str, Shape] | None = No
             break
         applied.append(step.rule)
         absorbed |= step.absorbed
-        k = dataclasses.replace(k, binds=_clean(_normalise_sizes(step.binds), k.returns, absorbed))
+        k = dataclasses.replace(k, binds=_clean(_normalise_sizes(step.binds), k.returns, absorbed,
+                                                frozenset(pulled)))
+    if pulled:
+        # the pulled producers' lets kept for the engine's ordering are not needed any more:
+        # `let a = e in a` -> `e` (the order of evaluation is the same)
+        k = dataclasses.replace(k, binds=_clean(k.binds, k.returns, absorbed))
     return k, tuple(applied)
 
 

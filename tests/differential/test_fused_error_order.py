@@ -81,3 +81,37 @@ def test_two_failing_bindings_at_top_level_fused(src):
     cmp = compare(src, opencl=src in TOP_CASES[::4])
     assert cmp.interp.error is not None, cmp.report()
     assert not cmp.mismatches(), "backends disagree\n" + cmp.report()
+
+
+# Two apply-to-each of one outer element whose results two reductions combine (hunt 6): the
+# first one's division was pulled into its reduction and its `let` dissolved (`let a = e in a`
+# -> `e`), so the horizontal merge placed it at the reduction's position, after the second's
+# bounds check; the subscript's error was reported instead of the division's
+# (`simplify`'s ``keep``: a pulled producer's failing ``let`` stays).
+INSTANCE_SHAPES = [
+    "{let b = {A : x in r}; c = {B : x in r} in sum(b) + sum(c) : r in m}",
+    "{let b = {A : x in r}; c = {B : x in r} in sum(b) * sum(c) : r in m}",
+    "{let b = {A : x in r}; c = {B : x in r} in (sum(b), sum(c)) : r in m}",
+    "{let b = {A : x in r}; c = {B : x in r} in max_val(b) + max_val(c) : r in m}",
+    "{let b = {A : x in r}; c = {B : x in r} in count({y > 0 : y in b}) + sum(c) : r in m}",
+    "{let b = {A : x in r}; c = {B : x in r} in plus_scan(b) ++ plus_scan(c) : r in m}",
+    "{{let b = {A : x in r}; c = {B : x in r} in sum(b) + sum(c) : r in m} : q in [1, 2]}",
+    "{let b = {A : x in r}; c = {B : x in r} in sum(c) + sum(b) : r in m}"]
+INSTANCE_FAILING = {"div": "1 / x", "rem": "rem(10, x)", "sub": "r[x + 1]", "sub0": "[1][x + 1]"}
+INSTANCE_CASES = [f"m = {m};\n" + s.replace("A", INSTANCE_FAILING[a]).replace("B", INSTANCE_FAILING[b])
+                  + ";\n" for m in ("[[0]]", "[[5, 1], [0]]") for s in INSTANCE_SHAPES
+                  for a in INSTANCE_FAILING for b in INSTANCE_FAILING if a != b]
+INSTANCE_CASES += [
+    "function g(s) = let b = {1 / x : x in s}; c = {s[x + 1] : x in s} in sum(b) + sum(c);\n"
+    "{g(s) : s in [[0]]};\n",
+    "function g(s, v) = let b = {1 / x : x in s}; c = {v[x + 1] : x in s} in sum(b) + sum(c);\n"
+    "{g(s, v) : s in [[0], [2]]; v in [[1], [3]]};\n",
+    "m = [[0]];\n{let p = print_string(\"hi\"); b = {1 / x : x in r}; c = {r[x + 1] : x in r} "
+    "in sum(b) + sum(c) : r in m};\n"]
+
+
+@pytest.mark.parametrize("src", INSTANCE_CASES)
+def test_two_failing_apply_to_each_of_one_instance_fused(src):
+    cmp = compare(src, opencl=src in INSTANCE_CASES[::6])
+    assert cmp.interp.error is not None, cmp.report()
+    assert not cmp.mismatches(), "backends disagree\n" + cmp.report()
