@@ -39,7 +39,7 @@ from typing import Callable, Mapping
 from .. import ir
 from ..check import check_kernel
 from ..types import BOOL, INT, TupleT, VecT, flat_components
-from .exprs import (NameSupply, bound_names, exp_size, fails_located, freshen, identity_only,
+from .exprs import (NameSupply, bound_names, can_fail, exp_size, fails_located, freshen, identity_only,
                     index_dependent_reads, rewrite, simplify, soac_can_fail, subst, walk, zero_of)
 from .shapes import KernelShapes, Shape
 
@@ -344,8 +344,36 @@ def _map_x_when(m: Match, ctx: _Ctx) -> bool:
         return False
     if ctx.shapes.iteration(sa) != ctx.shapes.iteration(sb):
         return False
+    if not _thunk_order_kept(a, b, ctx):
+        return False
     return not (ctx.uses_elsewhere([v.name for v in a.vars], {id(a), id(b)})
                 and exp_size(sa.f.body) > INLINE_LIMIT)
+
+
+def _thunk_order_kept(a: ir.KBind, b: ir.KBind, ctx: _Ctx) -> bool:
+    """Whether pulling the MAP ``a``, which can fail, into the thunks of ``b`` that read it keeps
+    the first failure the unfused kernels report.  ``b``'s thunks run one after the other over
+    all elements, in ``THUNK_FIELDS`` order (a SCATTER's values, then its indices), so ``a``'s
+    checks must not land in a thunk after one that can fail (that one's checks would come
+    first), nor before one holding a pulled producer's check (which may precede ``a``): a hunt
+    found `[0] <- {(10 / x, [1][x + 1]) : x in [0]}` reporting the subscript fused, the
+    division unfused.  Within one thunk `_pull_with` orders the checks."""
+    sa, sb = a.soac, b.soac
+    if len(sb.THUNK_FIELDS) < 2 or not soac_can_fail(sa):
+        return True
+    names = {v.name for v in a.vars}
+    thunks = sb.thunks()
+    reads = [bool(names & {u.name for u in t.using}) for t in thunks]
+    for k, t in enumerate(thunks):
+        if not reads[k]:
+            continue
+        if any(can_fail(u.body) for u in thunks[:k]):
+            return False
+        for u in thunks[k + 1:]:
+            if can_fail(u.body) and any(isinstance(x, ir.Let) and x.vars and x.vars[0].name in ctx.pulled
+                                        for x in walk(u.body)):
+                return False
+    return True
 
 
 def _map_x(m: Match, ctx: _Ctx) -> tuple:

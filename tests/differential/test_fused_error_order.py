@@ -115,3 +115,25 @@ def test_two_failing_apply_to_each_of_one_instance_fused(src):
     cmp = compare(src, opencl=src in INSTANCE_CASES[::6])
     assert cmp.interp.error is not None, cmp.report()
     assert not cmp.mismatches(), "backends disagree\n" + cmp.report()
+
+
+# A put / write whose (index, value) pairs an apply-to-each computes, both parts failing (hunt
+# 7): the index MAP was pulled into the SCATTER's index thunk, which runs after its value thunk,
+# so the value's error was reported (`rewrite._thunk_order_kept`).
+PUT_SHAPES = ["[0] <- {(A, B) : x in [0]}", "write([0], {(A, B) : x in [0]})",
+              "[0] <- {let i = A; v = B in (i, v) : x in [0]}",
+              "[(0, 0)] <- {(0 * A, (B, 0)) : x in [0]}",
+              "let p = print_string(\"a\") in [0] <- {(0 * A, B) : x in [0]}",
+              "{[0] <- {(0 * A, B) : x in [y]} : y in [0, 0]}",
+              "{s <- {(0 * A, B) : x in s} : s in [[0, 1, 2, 3], [0]]}",
+              "[0, 0, 0] <- {(B, A) : x in [0]}"]
+PUT_FAILING = {"div": "(10 / x)", "sub": "[1][x + 1]", "rem": "rem(1, x)", "isqrt": "isqrt(x - 1)"}
+PUT_CASES = [s.replace("A", PUT_FAILING[a]).replace("B", PUT_FAILING[b]) + ";\n"
+             for s in PUT_SHAPES for a in PUT_FAILING for b in PUT_FAILING if a != b]
+
+
+@pytest.mark.parametrize("src", PUT_CASES)
+def test_put_of_two_failing_parts_fused(src):
+    cmp = compare(src, opencl=src in PUT_CASES[::5])
+    assert cmp.interp.error is not None, cmp.report()
+    assert not cmp.mismatches(), "backends disagree\n" + cmp.report()
