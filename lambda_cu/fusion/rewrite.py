@@ -164,12 +164,14 @@ def _pull_with(prod_f: ir.Thunk, avars: tuple, cons_body: ir.Exp, index: str, ct
     # producers pulled in earlier that precede it in the kernel (and before those that follow
     # it): the unfused kernels run in binding order, so the first of them to fail is the one
     # whose error an unfused run reports, and a fused thunk fails at its first failing site.
-    # The producer's own pulled producers (its leading pulled ``let``s, all before it) are
-    # floated out beside the consumer's, every one at its own position: left nested in the
-    # producer's value they would be ordered at the producer's position, after a check of a
-    # producer between them.
+    # The producer's own pulled producers that precede it (its leading pulled ``let``s at
+    # positions before its own) are floated out beside the consumer's, every one at its own
+    # position: left nested in the producer's value they would be ordered at the producer's
+    # position, after a check of a producer between them.  (A producer merged from two
+    # bindings has its first one's position and may hold producers of the second, after it:
+    # those stay in its value, which reads them.)
     pos = ctx.position(avars)
-    inner, e1 = _strip_pulled(e1, ctx)
+    inner, e1 = _strip_pulled(e1, ctx, pos)
     prefix, body = _strip_pulled(body, ctx, pos)
     for v in locals_:
         ctx.pulled[v.name] = pos
