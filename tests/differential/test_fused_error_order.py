@@ -24,11 +24,16 @@ CASES = [s.replace("A", FAILING[a]).replace("B", FAILING[b]) + ";\n"
          for s in SHAPES for a in FAILING for b in FAILING if a != b]
 
 
-@pytest.mark.parametrize("src", CASES)
-def test_first_failure_is_the_same_fused(src):
-    cmp = compare(src, opencl=src in CASES[::7])        # OpenCL on a seventh of them
+def _same_first_failure(src: str, opencl: bool) -> None:
+    """The program fails, and every backend compared reports the interpreter's error."""
+    cmp = compare(src, opencl=opencl)
     assert cmp.interp.error is not None, cmp.report()    # the program does fail
     assert not cmp.mismatches(), "backends disagree\n" + cmp.report()
+
+
+@pytest.mark.parametrize("src", CASES)
+def test_first_failure_is_the_same_fused(src):
+    _same_first_failure(src, src in CASES[::7])          # OpenCL on a seventh of them
 
 
 # A failing operation of an apply-to-each followed by a nested apply-to-each that fails too
@@ -59,9 +64,7 @@ NESTED_CASES = [s.replace("A", NESTED[a]).replace("N", INNER[n]) + ";\n"
 
 @pytest.mark.parametrize("src", NESTED_CASES)
 def test_outer_failure_before_a_nested_one_fused(src):
-    cmp = compare(src, opencl=src in NESTED_CASES[::5])
-    assert cmp.interp.error is not None, cmp.report()
-    assert not cmp.mismatches(), "backends disagree\n" + cmp.report()
+    _same_first_failure(src, src in NESTED_CASES[::5])
 
 
 # The same at top level, over a global sequence (hunt 5): the second binding's MAP ran before
@@ -78,9 +81,7 @@ TOP_CASES = ["r = [0:4];\n" + s.replace("A", TOP_FAILING[a]).replace("B", TOP_FA
 
 @pytest.mark.parametrize("src", TOP_CASES)
 def test_two_failing_bindings_at_top_level_fused(src):
-    cmp = compare(src, opencl=src in TOP_CASES[::4])
-    assert cmp.interp.error is not None, cmp.report()
-    assert not cmp.mismatches(), "backends disagree\n" + cmp.report()
+    _same_first_failure(src, src in TOP_CASES[::4])
 
 
 # Two apply-to-each of one outer element whose results two reductions combine (hunt 6): the
@@ -112,9 +113,7 @@ INSTANCE_CASES += [
 
 @pytest.mark.parametrize("src", INSTANCE_CASES)
 def test_two_failing_apply_to_each_of_one_instance_fused(src):
-    cmp = compare(src, opencl=src in INSTANCE_CASES[::6])
-    assert cmp.interp.error is not None, cmp.report()
-    assert not cmp.mismatches(), "backends disagree\n" + cmp.report()
+    _same_first_failure(src, src in INSTANCE_CASES[::6])
 
 
 # A put / write whose (index, value) pairs an apply-to-each computes, both parts failing (hunt
@@ -134,6 +133,4 @@ PUT_CASES = [s.replace("A", PUT_FAILING[a]).replace("B", PUT_FAILING[b]) + ";\n"
 
 @pytest.mark.parametrize("src", PUT_CASES)
 def test_put_of_two_failing_parts_fused(src):
-    cmp = compare(src, opencl=src in PUT_CASES[::5])
-    assert cmp.interp.error is not None, cmp.report()
-    assert not cmp.mismatches(), "backends disagree\n" + cmp.report()
+    _same_first_failure(src, src in PUT_CASES[::5])
