@@ -40,6 +40,54 @@ class NoUsableDevice(RuntimeError):
     which devices there are, why each failed, and how to get one that works."""
 
 
+class KernelLimitError(RuntimeError):
+    """The process cannot load another kernel: on a CPU device the OpenCL driver loads each
+    built kernel into the process as a shared library, and PoCL 3.1 (Debian's) never unloads
+    one, so a long-lived process that builds tens of thousands of distinct kernels runs out of
+    memory mappings (Linux's ``vm.max_map_count``, 65,530 by default); the driver would then
+    abort the process.  Raised before a build instead (:func:`check_kernel_room`)."""
+
+
+#: mappings kept free for a build (each kernel library takes 3 to 5, a program of many kernels
+#: a few hundred) and for buffers and the allocator's arenas
+_MAPPING_RESERVE = 2048
+
+
+def _max_map_count() -> Optional[int]:
+    try:
+        with open("/proc/sys/vm/max_map_count", "rb") as f:
+            return int(f.read())
+    except (OSError, ValueError):
+        return None
+
+
+def mappings_in_use() -> Optional[int]:
+    """The number of memory mappings of this process (Linux), else None."""
+    try:
+        with open("/proc/self/maps", "rb") as f:
+            return f.read().count(b"\n")
+    except OSError:
+        return None
+
+
+def check_kernel_room(device) -> None:
+    """Raise :class:`KernelLimitError` if building one more program on ``device`` (a CPU device,
+    whose kernels are loaded into this process) could exhaust the process's memory mappings."""
+    import pyopencl as cl
+    if not device.type & cl.device_type.CPU:
+        return
+    limit = _max_map_count()
+    used = mappings_in_use() if limit is not None else None
+    if used is None or used + _MAPPING_RESERVE < limit:
+        return
+    driver = " ".join(device.platform.version.split(",")[0].split())
+    raise KernelLimitError(
+        f"this process has {used} memory mappings, near Linux's limit of {limit} "
+        f"(vm.max_map_count): the OpenCL driver ({driver}) keeps every "
+        f"kernel it has run loaded, and one more build could make it abort the process; start "
+        f"a new process, or raise the limit (sysctl -w vm.max_map_count=262144)")
+
+
 def _first_error_line(log: str) -> str:
     for line in log.splitlines():
         if "error" in line.lower() and line.strip():

@@ -286,7 +286,14 @@ def _one(args, path: str, state: _State) -> int:
         except Exception:  # noqa: BLE001
             pass
         raise _Stop(0) from None
-    except Exception:  # noqa: BLE001 - a compiler bug, reported as such
+    except Exception as e:  # noqa: BLE001 - a compiler bug, reported as such
+        # ... unless the OpenCL driver cannot load another kernel into this process (a limit
+        # of the machine, said in one line; lift_backend.devices, imported only by a run)
+        limit = getattr(sys.modules.get("lift_backend.devices"), "KernelLimitError", None)
+        if limit is not None and isinstance(e, limit):
+            sys.stdout.flush()
+            print(f"nessie: error: {e}", file=sys.stderr)
+            return 1
         traceback.print_exc()
         print("nessie: internal compiler error (this is a bug in Nessie; please report it "
               "with the program that triggered it)", file=sys.stderr)

@@ -201,6 +201,9 @@ class _Context:
         ks = self.programs.get(src)
         if ks is None:
             import warnings
+
+            from lift_backend.devices import check_kernel_room
+            check_kernel_room(self.device)
             cl = self.cl
             try:
                 with warnings.catch_warnings(), compiler_output_silenced():

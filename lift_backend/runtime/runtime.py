@@ -71,6 +71,11 @@ class Runtime:
         if "cl_khr_fp64" in source and not self.has_fp64:
             raise LiftRuntimeError(f"the kernel uses double but the device {self.device.name} "
                                    f"does not support cl_khr_fp64")
+        from ..devices import KernelLimitError, check_kernel_room
+        try:
+            check_kernel_room(self.device)
+        except KernelLimitError as e:
+            raise LiftRuntimeError(str(e)) from None
         try:
             with warnings.catch_warnings(), compiler_output_silenced():
                 warnings.simplefilter("ignore")
