@@ -10,15 +10,12 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
 
-#: one seed per run (printed in the header); NESSIE_ROBUSTNESS_SEED=N repeats a run
+#: one seed per run (drawn and printed in the header by tests/conftest.py, for every process of
+#: the run); NESSIE_ROBUSTNESS_SEED=N repeats a run
 SEED = int(os.environ.get("NESSIE_ROBUSTNESS_SEED") or random.SystemRandom().randrange(2**32))
 
 #: (mutation class, backend) -> Counter of verdicts, printed at the end of the run
 COUNTS: dict = collections.defaultdict(collections.Counter)
-
-
-def pytest_report_header(config):
-    return f"nessie robustness seed: {SEED} (NESSIE_ROBUSTNESS_SEED={SEED} repeats it)"
 
 
 def pytest_terminal_summary(terminalreporter):
