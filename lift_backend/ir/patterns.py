@@ -127,8 +127,9 @@ class FilterSeq(Pattern):
     scan of counts made before): ``[s]_m, [u]_k -> [t]_k`` for ``p: s -> bool, v: s -> t``.
     Each value is stored at the next position while that is below ``k`` -- without a branch on
     the predicate -- and the position advances past a kept element only; the run writes no
-    more than ``k`` values whatever the predicate gives (where fewer than ``k`` are kept, the
-    last positions keep what the stores left there)."""
+    more than ``k`` values whatever the predicate gives; where fewer than ``k`` are kept, the
+    slot after the last kept value is zeroed after the loop (it holds a rejected element) and
+    the runtime zeroes the output first, so the rest of the row is 0."""
     f: FunDecl          # the predicate
     value: FunDecl      # the value kept of an element
     name = "filterSeq"
@@ -350,7 +351,8 @@ class ScatterIdx(LayoutPattern):
     #: ``atomic_max`` a write; the host fills the result with -1 first, so -1 where none);
     #: ``"last"``: ``scatterLastIdx(idx, win, xs)``, the conditional write: element ``k`` is
     #: written at ``idx[k]`` only where ``win[idx[k]] == k`` (``win`` the claims of ``idx``,
-    #: ``[int]M``: the result is ``[t]M``, its positions no element wins left as they are)
+    #: ``[int]M``: the result is ``[t]M``, its positions no element wins left as they are:
+    #: 0 in a result the runtime allocates, which it zeroes first, as for ``scatterIdx``)
     mode: str = ""
     length: Optional[object] = None
 

@@ -171,6 +171,10 @@ class LiftMap:
     #: subscript at the id is checked and read again for each element (the template reads it
     #: once a segment), so the runner launches them only for short segments (``_segid_rows``)
     segid: bool = False
+    #: descriptors whose segment ids the kernel reads from their id vector where the
+    #: hand-written phases walk the offsets (a MAP's subscript of ``seg_ids(sd)`` at a computed
+    #: index): the runner computes that vector (``sd_ids``, once a descriptor) for this kernel
+    ids: tuple = ()
 
     @property
     def name(self) -> str:
@@ -593,14 +597,25 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
         elif p.kind in ("veclen", "sdlen"):
             where.setdefault(key, [None, None])[1] = j
 
+    # a plain MAP reads walked segment ids (those a CPU's hand-written phases compute by walking
+    # the offsets) other than its rows' own from their id vector, which the runner computes for
+    # its Lift kernel (``LiftMap.ids``); the other programs built here do not
+    plain_map = isinstance(soac, ir.Map) and permute is None and filter_write is None and \
+        not scan_phase and not carry_phase and order_key is None
+    ids_read: set = set()
+
     def vec_types(key: str):
         """(element type of the buffer, λcu type of a value read) of a vector, or None."""
         if key not in where or None in where[key]:
             return None
         if key in segtypes:
             # a segment-descriptor field (an int buffer); segment ids a CPU computes by
-            # walking the offsets may not exist as a buffer
-            return None if key in ctx.walks else (IntT(32), segtypes[key])
+            # walking the offsets exist as a buffer only where the runner computes them
+            if key in ctx.walks:
+                if not plain_map:
+                    return None
+                ids_read.add(key[:-len(".ids")])
+            return IntT(32), segtypes[key]
         t = tenv.get(key)
         if not isinstance(t, VecT) or _lift_scalar(t.elem) is None:
             return None
@@ -1167,7 +1182,8 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
     inputs = tuple(where[name][1] for name, _, _ in ins if name not in (INDEX, segid))
     if permute is not None and permute[0] != POSITIONS:
         inputs += (where[permute[0]][1],)     # the index vector has the permutation's length
-    return LiftMap(prog, kern, inputs, args, rows_sd, segid is not None and rows_sd is None)
+    return LiftMap(prog, kern, inputs, args, rows_sd, segid is not None and rows_sd is None,
+                   tuple(sorted(ids_read)))
 
 
 def order_key_function(name: str, t: Type, bits: int, descending: bool):

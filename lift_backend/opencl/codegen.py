@@ -48,7 +48,8 @@ class KernelParam:
     elem: Optional[Type] = None
     size: Optional[AExpr] = None   # number of elements of buffers
     #: an output the host fills with this value before the launch (a ``scatterMaxIdx``'s
-    #: claims: -1 where no element claims the position)
+    #: claims: -1 where no element claims the position; 0 where a pattern may leave positions
+    #: unwritten: ``scatterIdx``, ``permuteIdx``, ``scatterLastIdx``, ``filterSeq``)
     fill: Optional[int] = None
 
 
@@ -192,6 +193,10 @@ class CodeGen:
         self.marks_name = MARKS_BUFFER
         #: the destinations of a ``scatterMaxIdx`` (the host fills the result with -1 first)
         self.filled: set = set()
+        #: whether a pattern may leave positions of its destination unwritten (a ``scatterIdx``,
+        #: ``permuteIdx`` or ``scatterLastIdx`` writing fewer elements than positions, a
+        #: ``filterSeq`` keeping fewer than its slots): the host zeroes the outputs first
+        self.partial = False
         #: a result array of flat tuples is written as one buffer per component
         self.soa_output = soa_output
         if error_base:
@@ -683,6 +688,8 @@ class CodeGen:
                         claims = self.emit(c.args[1], env)
                     if f.mode == "max":
                         self.filled.add(id(dest))
+                    else:
+                        self.partial = True
                 argd = output_view(f, dest, self.types[id(c.args[-1])], self.typed.static.get(id(f), {}),
                                    self.vars, self.span, index, claims)
                 self.emit(c.args[-1], env, argd)
@@ -860,6 +867,7 @@ class CodeGen:
         while it is below the number of slots ``k`` (no branch on the predicate), and it advances
         by the predicate's flag (0 or 1)."""
         flag: Memory = self.alloc.acc_of[id(f)]
+        self.partial = True
         var = self.typed.loop_vars[id(f)]
         n = A.add(var.hi, 1)
         shape = self.shapes[id(f)]
@@ -884,6 +892,16 @@ class CodeGen:
             self.block.add(C.If(f"{pname} < {lim}", blk))
             self.block.add(C.Assign(pname, f"{pname} + ({flag.name} ? 1 : 0)"))
         self.loop("filterSeq", 0, var, n, shape, step)
+        # the store after the last kept element wrote a rejected one there: where fewer than k
+        # are kept, that slot is zeroed (the host zeroed the others, KernelParam.fill), so the
+        # positions past the kept values are 0
+        tail = C.Block()
+        with self.inside(tail, True):
+            et = rt.elem
+            zero = f"(({self.ctype(et)})(0))" if isinstance(et, VectorType) else \
+                f"(({self.ctype(et)}){{0}})"
+            self.write(access(out, pos), zero)
+        self.block.add(C.If(f"{pname} < {lim}", tail))
         return out
 
     def emit_radix(self, f: P.RadixSeq, c: FunCall, argvs: List[View], env, dest: Optional[View]) -> View:
@@ -1023,7 +1041,8 @@ class CodeGen:
                 params.append(KernelParam(m.name, "input", m.elem, m.size))
         for o in outputs:
             cparams.append(f"global {self.ctype(o.elem)}* {o.name}")
-            params.append(KernelParam(o.name, "output", o.elem, o.size, -1 if self.filled else None))
+            params.append(KernelParam(o.name, "output", o.elem, o.size,
+                                      -1 if self.filled else 0 if self.partial else None))
         for m in self.alloc.memories:
             if m.kind == "temp" and m.space == GLOBAL:
                 cparams.append(f"global {self.ctype(m.elem)}* {m.name}")

@@ -243,7 +243,8 @@ class Runtime:
                     n = _eval_size(kp.size, env, kp.name, arrays)
                     nbytes = max(n * numpy_dtype(kp.elem).itemsize, 16)
                     if kp.kind == "output" and getattr(kp, "fill", None) is not None:
-                        # a scatterMaxIdx's claims: -1 where no element claims the position
+                        # a scatterMaxIdx's claims: -1 where no element claims the position;
+                        # 0 where a scatter or filterSeq may leave positions unwritten
                         init = np.full(nbytes // numpy_dtype(kp.elem).itemsize, kp.fill,
                                        dtype=numpy_dtype(kp.elem))
                         buf = cl.Buffer(self.ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=init)

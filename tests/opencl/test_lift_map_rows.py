@@ -97,14 +97,19 @@ def test_maps_reading_their_segment_ids_are_rows():
         assert x.info["lift"].rows is None
 
 
-def test_two_descriptors_ids_or_a_computed_index_stay_templates():
+def test_two_descriptors_ids_or_a_computed_index_read_the_id_vectors():
     """``seg_ids(sd)[i] + seg_ids(sd2)[i]`` (two walked descriptors: no one row index gives both)
-    and ``seg_ids(sd)[e]`` at a computed index keep the hand-written map on a CPU."""
+    and ``seg_ids(sd)[e]`` at a computed index are not rows: on a CPU their Lift maps read the
+    id vectors the runner computes for them (``LiftMap.ids``), where the hand-written map walks
+    (tests/opencl/test_seg_ids_walk.py runs them)."""
     two = Map(th(("i", INT), prim("add", sid(), Index(SegVec(var("sd2"), "ids"), i))), n)
     computed = Map(th(("i", INT), Index(SegVec(sd, "ids"), Index(var("ps"), i), L("c:1:1"))), n)
     prog = Program((kernel("K", [("ps", VecT(INT)), ("sd", SD), ("sd2", SD), ("n", INT)],
                            [("r0", two), ("r1", computed)], ["r0", "r1"]),))
-    assert lifted(prog, "cpu") == []
+    got = {ls.soac: ls.info["lift"] for ls in lifted(prog, "cpu")}
+    assert set(got) == {two, computed}
+    assert got[two].rows is None and got[two].ids == ("sd", "sd2")
+    assert got[computed].rows is None and got[computed].ids == ("sd",)
 
 
 def _inputs(lengths, seed=0, short_ws=False, zero_ws=False):

@@ -178,3 +178,56 @@ def test_chunked_segmented_plans_walk_their_own_descriptor(runners):
         rng = np.random.default_rng(4)
         for lengths in ([5000, 0, 1, 7000, 0], [0, 0, 3], [1] * 3000 + [9000]):
             check(prog, runners, *data(lengths, rng), expect_error=False)
+
+
+# ------------------------------------------------------------------------------------------------
+# a MAP's Lift kernel reading walked segment ids (the id vector computed for it, LiftMap.ids)
+
+
+def ids_at_computed_and_two_walks():
+    """word_count's KF7 (``seg_ids(sd)[ix[i]]`` and the length of that segment) and the ids of
+    two descriptors read at the element's own index: on a CPU the hand-written phase walks the
+    offsets of ``sd2`` and ``sd3``; the Lift kernel reads all three from their id vectors."""
+    at = Index(var("ix"), i, L("g:1:1"))
+    a = var("a")
+    body = Tuple((Index(SegVec(var("sd"), "ids"), at, L("g:1:2")),
+                  Let((a,), Index(SegVec(var("sd"), "ids"), at, L("g:1:3")),
+                      Index(SegVec(var("sd"), "lengths"), a, L("g:1:4"))),
+                  prim("add", seg("sd2", "ids", i), prim("mul", seg("sd3", "ids", i), const(10)))))
+    return one(Map(th(("i", INT), body), Length(var("ix"))),
+               [("sd", SD), ("sd2", SD), ("sd3", SD), ("ix", IV)], nres=3)
+
+
+def test_lift_map_reads_walked_ids_from_their_vector(runners):
+    prog = ids_at_computed_and_two_walks()
+    [cpu] = lower_kernel(prog.kernels[0], "cpu")
+    lm = cpu.info["lift"]
+    assert lm.ids == ("sd", "sd2", "sd3") and lm.rows is None
+    assert {"sd2", "sd3"} <= cpu.ctx.ids_unread        # the hand-written phase walks those
+    rng = np.random.default_rng(9)
+    for lengths, n in (([3, 0, 2], 5), ([1] * 9, 9), ([0, 4, 0, 0, 1, 0], 5), ([700, 0, 900], 1600)):
+        sd = SegDes(lengths)
+        total = int(sum(lengths))
+        ix = rng.integers(0, total, n).astype(np.int32)
+        check(prog, runners, sd, SegDes(np.diff(np.linspace(0, n, 4).astype(int))),
+              SegDes(np.diff(np.linspace(0, n, 3).astype(int))), ix, expect_error=False)
+    # an index past the total: the located error of the subscript, as numpy reports it
+    got = check(prog, runners, SegDes([2, 1]), SegDes([1, 1]), SegDes([2]),
+                np.array([0, 3], np.int32), expect_error=True)
+    assert got == (L("g:1:2"), MSG_BOUNDS)
+    # the Lift kernel is what runs on the CPU strategy, and the ids are computed for it
+    r = next(r for r in runners if r.c.strategy == "cpu" and r.map_items > 3)
+    launched = []
+    orig = r.launch
+    r.launch = lambda k, g, args, local=0: (launched.append(k.function_name), orig(k, g, args, local))[1]
+    try:
+        sd = r.from_host(SegDes([3, 0, 2]), SD)
+        ex = Executor(prog, r)
+        out = ex._run(ex.kernels["K"], [sd, r.from_host(SegDes([2, 1]), SD),
+                                          r.from_host(SegDes([3]), SD),
+                                          r.upload(np.array([4, 0, 2], np.int32))])
+        assert [r.to_host(x).tolist() for x in out] == [[2, 0, 0], [2, 3, 3], [0, 0, 1]]
+    finally:
+        del r.launch
+    assert "v_K_0_lift" in launched and "v_K_0_map" not in launched
+    assert sd._ids is not None
