@@ -556,7 +556,8 @@ class _Inferer:
             r = self.resolve(f.right, env)
             st.update(left=l, right=r)
             if isinstance(f.boundary, Literal):
-                if not types_equal(f.boundary.type, at.elem):
+                if not types_equal(f.boundary.type, at.elem) and \
+                        not _literal_converts(f.boundary, at.elem):
                     raise self.error(f"pad: the boundary value has type {f.boundary.type}, "
                                      f"the elements have type {at.elem}")
             elif f.boundary not in P.BOUNDARIES:
@@ -854,3 +855,24 @@ def _subst_program(program: Program, m) -> Program:
         return dataclasses.replace(node, **changes)
 
     return go(program)
+
+
+#: the values of the integer element types an ``int`` literal may stand for (C converts it)
+_INT_RANGES = {"long": (-2**63, 2**63 - 1), "uint": (0, 2**32 - 1), "char": (-128, 127)}
+
+
+def _literal_converts(lit: Literal, t: Type) -> bool:
+    """Whether the literal ``lit`` (the language writes ``int``, ``float`` and ``double``
+    literals only) is also a value of the scalar type ``t`` that C converts it to exactly: an
+    ``int`` literal for a ``long``, ``uint`` or ``char`` (within its range: OpenCL's ``char`` is
+    signed, -128 .. 127), a ``float`` literal for a ``double`` (``pad(1, 1, 5)`` of a ``[long]N``)."""
+    if not isinstance(t, ScalarType) or not isinstance(lit.type, ScalarType):
+        return False
+    if lit.type.name == "int" and t.name in _INT_RANGES:
+        try:
+            v = int(lit.value.strip("()").rstrip("uUlL"), 0)
+        except ValueError:
+            return False
+        lo, hi = _INT_RANGES[t.name]
+        return lo <= v <= hi
+    return lit.type.name == "float" and t.name == "double"
