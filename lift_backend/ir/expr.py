@@ -75,6 +75,9 @@ class UserFun(FunDecl):
     ret_type: Type
     body: str
     span: Optional[Span] = field(default=None, compare=False, repr=False)
+    #: the user functions (defined before it) its C body calls: built before it, printed before
+    #: it; not IR children (``ir_children`` skips them)
+    calls: Tuple["UserFun", ...] = field(default=(), repr=False)
 
     @property
     def arity(self) -> int:  # type: ignore[override]
@@ -183,6 +186,8 @@ def ir_children(node):
     """Direct IR children (Expr / FunDecl) of a node, in field order."""
     out = []
     for name in field_names(node):
+        if name == "calls" and isinstance(node, UserFun):
+            continue
         v = getattr(node, name)
         if isinstance(v, (Expr, FunDecl)):
             out.append(v)

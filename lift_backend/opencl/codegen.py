@@ -560,6 +560,8 @@ class CodeGen:
     def register_userfun(self, uf: UserFun) -> None:
         if uf.name in self.functions:
             return
+        for callee in uf.calls:          # defined before it in the kernel's source
+            self.register_userfun(callee)
         params = []
         body = uf.body
         for n, t in list(zip(uf.param_names, uf.param_types)) + [("the result", uf.ret_type)]:

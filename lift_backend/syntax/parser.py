@@ -18,6 +18,8 @@ juxtaposition with parentheses)::
 """
 from __future__ import annotations
 
+import re
+
 import itertools
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple, Union
@@ -137,6 +139,11 @@ class Parser:
             t = self.lx.peek()
             if t.text == "userfun":
                 uf = self.parse_userfun()
+                # an earlier user function of this file calling this one, not yet defined then
+                for other in out.userfuns.values():
+                    if other.name != uf.name and _calls(other.body, uf.name):
+                        raise self.error(f"user function {other.name} calls {uf.name}, which is defined "
+                                         f"after it: define {uf.name} first", t)
                 if uf.name in self.userfuns and uf.name in out.userfuns:
                     raise self.error(f"user function {uf.name} is defined twice", t)
                 self.userfuns[uf.name] = uf
@@ -182,7 +189,11 @@ class Parser:
                              f"return scalars, vectors and tuples of them", rt)
         brace = self.expect("{")
         body = self.lx.raw_braced(brace)
-        return UserFun(name.text, tuple(pnames), tuple(ptypes), ret, body.strip(), span=start.span(self.file))
+        if _calls(body, name.text):
+            raise self.error(f"user function {name.text} calls itself: OpenCL C has no recursion", name)
+        calls = tuple(u for n, u in self.userfuns.items() if _calls(body, n))
+        return UserFun(name.text, tuple(pnames), tuple(ptypes), ret, body.strip(), span=start.span(self.file),
+                       calls=calls)
 
     def parse_program(self) -> Program:
         start = self.expect("program")
@@ -745,3 +756,8 @@ def parse_expr(source: str, params: Dict[str, Param], userfuns: Optional[Dict[st
     if p.lx.peek().kind != "EOF":
         raise p.error(f"unexpected {p.lx.peek().text!r}")
     return e
+
+
+def _calls(body: str, name: str) -> bool:
+    """Whether the C ``body`` of a user function calls the function ``name``."""
+    return re.search(rf"(?<![\w.]){re.escape(name)}\s*\(", body) is not None

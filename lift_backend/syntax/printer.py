@@ -206,22 +206,34 @@ def program_text(p: Program, annotate: Optional[Callable[[Expr], Optional[str]]]
     return f"program {p.name}({ps}) =\n{annotated_text(p.body, annotate)}"
 
 
+def _add_userfun(out: Dict[str, UserFun], u: UserFun) -> None:
+    """``u`` after the user functions it calls (a file defines a callee before its caller)."""
+    if u.name in out:
+        return
+    for c in u.calls:
+        _add_userfun(out, c)
+    out.setdefault(u.name, u)
+
+
 def used_userfuns(node) -> Dict[str, UserFun]:
     from ..ir.expr import walk
-    out = {}
+    out: Dict[str, UserFun] = {}
     for n in walk(node):
         if isinstance(n, UserFun):
-            out.setdefault(n.name, n)
+            _add_userfun(out, n)
     return out
 
 
 def file_text(programs: Iterable[Program], userfuns: Iterable[UserFun] = ()) -> str:
-    """A whole ``.lift`` file: the user functions used, then the programs."""
-    ufs: Dict[str, UserFun] = {u.name: u for u in userfuns}
+    """A whole ``.lift`` file: the user functions used (each after those it calls), then the
+    programs."""
+    ufs: Dict[str, UserFun] = {}
+    for u in userfuns:
+        _add_userfun(ufs, u)
     progs = list(programs)
     for p in progs:
         for name, u in used_userfuns(p.body).items():
-            ufs.setdefault(name, u)
+            _add_userfun(ufs, u)
     parts = [userfun_text(u) for u in ufs.values()] + [program_text(p) for p in progs]
     return "\n".join(parts) + "\n"
 
