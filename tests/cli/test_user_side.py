@@ -242,10 +242,10 @@ def test_readme_quick_start_activation_and_fallback():
     quick = readme[readme.index("## Quick start"):readme.index("## A short tour")]
     assert quick.split("```")[1] == (
         "sh\npython3 -m venv .venv && .venv/bin/pip install -e '.[test]' && .venv/bin/nessie run "
-        "nesl_examples/sparse_mxv.nesl\n.venv/bin/python -m pytest -q -n auto\n")
+        "nesl_examples/sparse_mxv.nesl\n.venv/bin/python -m pytest -q -n auto --maxprocesses 8\n")
     # CI runs the README's test command
     ci = (ROOT / ".ci" / "run").read_text()
-    assert ci.rstrip().splitlines()[-1] == ".venv/bin/python -m pytest -q -n auto"
+    assert ci.rstrip().splitlines()[-1] == ".venv/bin/python -m pytest -q -n auto --maxprocesses 8"
     # how to activate the virtual environment: said once, in the quick start
     assert len(re.findall(r"\. \.venv/bin/activate|source \.venv/bin/activate", readme)) == 1
     assert ". .venv/bin/activate" in quick
