@@ -173,7 +173,8 @@ class LiftMap:
     segid: bool = False
     #: descriptors whose segment ids the kernel reads from their id vector where the
     #: hand-written phases walk the offsets (a MAP's subscript of ``seg_ids(sd)`` at a computed
-    #: index): the runner computes that vector (``sd_ids``, once a descriptor) for this kernel
+    #: index): not ``ids_unread`` (``Context.settle_walks``), so the runner computes that vector
+    #: (``sd_ids``, once a descriptor) for the SOAC
     ids: tuple = ()
 
     @property

@@ -888,16 +888,6 @@ class OpenCLRunner:
                 out.append(_np_scalar(x, p.decl))
         return out
 
-    def _with_ids(self, ls: LoweredSoac, ctx: list, kenv: dict, names: tuple) -> list:
-        """``ctx`` (the SOAC's context arguments) with the segment-id vectors of the descriptors
-        ``names`` computed (``sd_ids``), where ``_ctx_args`` passed a placeholder because no
-        hand-written phase reads them."""
-        out = list(ctx)
-        for j, p in enumerate(ls.ctx.params):
-            if p.kind == "sdbuf" and p.extra == "ids" and p.name in names:
-                out[j] = self.sd_field(kenv[p.name], "ids", np.int32).buf
-        return out
-
     def _size(self, e: ir.Exp, kenv: dict) -> int:
         if isinstance(e, ir.Var):
             v = kenv[e.name]
@@ -964,10 +954,8 @@ class OpenCLRunner:
                 # the hand-written loops do.  A MAP reading the segment ids of a descriptor at
                 # its index is that descriptor's rows, one work-item a segment (the row's index
                 # the id): launched where a segmented reduction would run its rows plan.  The
-                # segment ids it reads at computed indices, which the hand-written phase walks,
-                # are computed for it (lm.ids)
-                if lm.ids:
-                    ctx = self._with_ids(ls, ctx, kenv, lm.ids)
+                # segment ids it reads from their vectors (lm.ids), which the hand-written phase
+                # walks, are computed by _ctx_args (settle_walks counts them as read)
                 self._launch_lift(K("lift"), lm, ctx, n, [o.buf for o in outs],
                                   sd=None if lm.rows is None else kenv[lm.rows])
                 return outs

@@ -156,10 +156,12 @@ class Context:
     def decls(self) -> list[str]:
         return [p.decl for p in self.params] + ["global int* err", "const int errbase"]
 
-    def settle_walks(self, phases: list) -> None:
+    def settle_walks(self, phases: list, lift_ids: tuple = ()) -> None:
         """After the phases are generated: the descriptors whose id vector none of them reads
         (every read was a walk) need no ids from the runner (``ids_unread``); those read only
-        by the chunked strategy's phases need none for the rows plan (``ids_unread_rows``)."""
+        by the chunked strategy's phases need none for the rows plan (``ids_unread_rows``).
+        ``lift_ids``: the descriptors whose id vector a MAP's Lift kernel reads (``LiftMap.ids``;
+        its parameters are named otherwise)."""
         names = {key[:-len(".ids")] for key in self.walks}
         if self.walk_ids:
             # a CPU's chunked segmented plans walk their own descriptor too
@@ -167,7 +169,7 @@ class Context:
         for n in sorted(names):
             buf = f"{cname(n)}_ids["
             readers = [ph.name for ph in phases if buf in ph.source]
-            if not readers:
+            if not readers and n not in lift_ids:
                 self.ids_unread.add(n)
             if not any(r.endswith(("_rows", "_rowsl")) for r in readers):
                 self.ids_unread_rows.add(n)
@@ -961,7 +963,7 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
     else:
         raise LowerError(f"{soac.NAME} has no OpenCL lowering")
 
-    ctx.settle_walks(b.phases)
+    ctx.settle_walks(b.phases, info["lift"].ids if isinstance(soac, ir.Map) and "lift" in info else ())
     return LoweredSoac(soac, kind, ctx, sites, b.phases, tuple(out_types), tuple(tau), info)
 
 
