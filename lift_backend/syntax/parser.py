@@ -18,9 +18,8 @@ juxtaposition with parentheses)::
 """
 from __future__ import annotations
 
-import re
-
 import itertools
+import re
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple, Union
 

@@ -212,7 +212,7 @@ def _add_userfun(out: Dict[str, UserFun], u: UserFun) -> None:
         return
     for c in u.calls:
         _add_userfun(out, c)
-    out.setdefault(u.name, u)
+    out[u.name] = u
 
 
 def used_userfuns(node) -> Dict[str, UserFun]:
