@@ -72,20 +72,119 @@ LOOPS = {
     "gpu": "#define NZ_FOR(i, n) for (long i = get_global_id(0); i < (long)(n); i += get_global_size(0))",
 }
 
-#: a CPU work-item's contiguous block ``i`` of ``0 .. n - 1`` as a loop over the segments of a
-#: descriptor (``offs``: its offsets, ``cnt`` segments) that the block overlaps, and within each
-#: over the block's elements of that segment: ``s`` (its id, found by a walk from the segment
-#: found last) is the same for every element of the inner loop, so what a thunk computes from
-#: the segment id alone is loop-invariant there (the C compiler hoists it and vectorises the
-#: rest).  An index beyond the last offset belongs to the last segment, as a walk says.
+#: a CPU work-item's contiguous block ``i`` of ``0 .. n - 1`` as a loop over the pieces of
+#: it that lie in one segment of a descriptor (``offs``: its offsets, ``cnt`` segments): each
+#: turn finds ``s``, the segment of ``i`` (by a walk from the segment found last), and ``s_e``,
+#: where that segment or the block ends; the body runs once per piece, and its own element loop
+#: ``for (; i < s_e; i++)`` is never empty.  What a thunk computes from the segment id alone is
+#: computed in the body before that loop (``hoist_invariant``): the C compiler does not hoist
+#: it itself (checked loads with error codes), and the per-element loop then streams.  An index
+#: beyond the last offset belongs to the last segment, as a walk says.
 SEG_LOOP = (
-    "#define NZ_SEGFOR(i, n, offs, cnt, s) "
+    "#define NZ_SEGCHUNKS(i, n, offs, cnt, s) "
     "for (long i = (long)get_global_id(0) * (long)(n) / (long)get_global_size(0), "
     "i##_end = ((long)get_global_id(0) + 1) * (long)(n) / (long)get_global_size(0), "
-    "s = 0, s##_e = 0, s##_at = -1; i < i##_end; ) "
-    "for (s = nz_walk_ids((offs), (cnt), i, &s##_at), "
-    "s##_e = s + 1 < (long)(cnt) ? min((long)(offs)[s + 1], i##_end) : i##_end; "
-    "i < s##_e; i++)")
+    "s = 0, s##_e = 0, s##_at = -1; "
+    "i < i##_end && (s = nz_walk_ids((offs), (cnt), i, &s##_at), "
+    "s##_e = s + 1 < (long)(cnt) ? min((long)(offs)[s + 1], i##_end) : i##_end, 1); )")
+
+
+_TEMP = re.compile(r"\bt\d+\b")
+_DEFS = re.compile(r"\b(t\d+)\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)"
+                   r"|^\s*[A-Za-z_][A-Za-z_0-9 ]*?\s(t\d+)\s*(?:=(?!=)|;)", re.M)
+
+
+def _statements(lines: list[str]) -> list[list[str]]:
+    """The statements of ``lines`` (C a CGen wrote: no braces in literals): a line at brace
+    depth 0 with the lines that follow it until the braces it opens are closed."""
+    stmts: list[list[str]] = []
+    depth = 0
+    for ln in lines:
+        if depth == 0:
+            stmts.append([ln])
+        else:
+            stmts[-1].append(ln)
+        depth += ln.count("{") - ln.count("}")
+    return stmts
+
+
+def _dependent(stmts: list[list[str]], index: tuple[str, ...]) -> list[bool]:
+    """Which statements depend on the loop's variables ``index`` (its index and what it
+    carries from one element to the next): those that name one, or name a temporary (``tN``)
+    that a dependent statement defines or assigns."""
+    idx = re.compile(r"\b(?:" + "|".join(re.escape(x) for x in index) + r")\b")
+    texts = ["\n".join(st) for st in stmts]
+    dep = [bool(idx.search(t)) for t in texts]
+    tainted: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for k, t in enumerate(texts):
+            if not dep[k] and tainted.intersection(_TEMP.findall(t)):
+                dep[k] = True
+            if dep[k]:
+                defs = {a or b for a, b in _DEFS.findall(t)}
+                if not defs <= tainted:
+                    tainted |= defs
+                    changed = True
+    return dep
+
+
+def _dedent(ln: str) -> str:
+    return ln[2:] if ln.startswith("  ") else ln
+
+
+def _branches(st: list[str], cond: str) -> Optional[tuple[list[str], list[str]]]:
+    """The two branches of a statement ``if (cond) { .. } else { .. }`` as CGen.if_ writes it,
+    else None."""
+    if st[0].strip() != f"if ({cond}) {{" or st[-1].strip() != "}":
+        return None
+    depth = 1
+    for k in range(1, len(st) - 1):
+        if depth == 1 and st[k].strip() == "} else {":
+            return [_dedent(x) for x in st[1:k]], [_dedent(x) for x in st[k + 1:-1]]
+        depth += st[k].count("{") - st[k].count("}")
+    return None
+
+
+def seg_loop_body(lines: list[str], index: tuple[str, ...], indent: str, loop: str,
+                  versions: int = 4) -> list[str]:
+    """The body of a loop over the elements of one segment (its piece of a block,
+    ``NZ_SEGCHUNKS``, or its row) from the statements ``lines`` (at ``indent``) that one
+    element needs: the statements that do not depend on the loop's variables ``index`` (the
+    element's index, and any accumulator the loop carries) run once, before the element loop
+    ``loop`` (a ``for`` header ending in ``{``, which must run at least once: the caller
+    guards it), the rest inside it.  Where a dependent
+    statement branches on such an invariant value (``if (tN) {..} else {..}``), the element
+    loop is written once per branch (at most ``versions`` loops), so that what each branch
+    computes from the segment alone is hoisted too.  The same values, and the same failures:
+    a statement hoisted runs where every element would run it, and a failed check sets the
+    least failing site's code, whatever the order."""
+    stmts = _statements(lines)
+    dep = _dependent(stmts, index)
+    out = [ln for st, d in zip(stmts, dep) if not d for ln in st]
+    var = [st for st, d in zip(stmts, dep) if d]
+    invariant = {a or b for st, d in zip(stmts, dep) if not d
+                 for a, b in _DEFS.findall("\n".join(st))}
+    cond = None
+    if versions >= 2:
+        for st in var:
+            m = re.fullmatch(r"\s*if \((t\d+)\) \{", st[0])
+            if m and m.group(1) in invariant and _branches(st, m.group(1)):
+                cond = m.group(1)
+                break
+    if cond is None:
+        return out + [indent + loop] + ["  " + ln for st in var for ln in st] + [indent + "}"]
+    sides: list[list[str]] = [[], []]
+    for st in var:
+        br = _branches(st, cond)
+        for side in (0, 1):
+            sides[side] += (br[side] if br else st)
+    return (out + [f"{indent}if ({cond}) {{"] +
+            ["  " + ln for ln in seg_loop_body(sides[0], index, indent, loop, versions // 2)] +
+            [f"{indent}}} else {{"] +
+            ["  " + ln for ln in seg_loop_body(sides[1], index, indent, loop, versions // 2)] +
+            [f"{indent}}}"])
 
 
 def prelude(strategy: str) -> str:

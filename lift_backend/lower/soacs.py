@@ -33,7 +33,7 @@ from lambda_cu.errors import MSG_PERMUTE, MSG_SCATTER, MSG_SCATTER_LENGTHS
 from lambda_cu.types import (BoolT, CharT, FloatT, IntT, SegDesT, TupleT, Type, VecT,
                              flat_components)
 
-from .cgen import CGen, LowerError, Sites, Val, VecAccess, comps, ctype
+from .cgen import CGen, LowerError, Sites, Val, VecAccess, comps, ctype, seg_loop_body
 
 
 def cname(name: str) -> str:
@@ -335,15 +335,23 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
             gen.emit("int nz_err = INT_MAX;")
             if len(ctx.walks) == 1:
                 # the segment ids of the map's own index walked once per segment, not per
-                # element (cgen.SEG_LOOP)
+                # element, and what the thunk computes from the segment alone computed there
+                # too (cgen.SEG_LOOP)
                 (key, (offs, cnt)), = ctx.walks.items()
                 gen.seg_loop = (key, "seg")
-                gen.emit(f"NZ_SEGFOR(i, n, {offs}, {cnt}, seg) {{")
+                gen.emit(f"NZ_SEGCHUNKS(i, n, {offs}, {cnt}, seg) {{")
+                start = len(gen.lines)
+                v = b.pull(gen, f, "i", below_n=True)
+                for j, e in enumerate(v.exprs):
+                    gen.emit(f"out{j}[i] = {e};")
+                body_lines = seg_loop_body(gen.lines[start:], ("i",), gen.indent,
+                                           "for (; i < seg_e; i++) {")
+                gen.lines[start:] = ["  " + ln for ln in body_lines]
             else:
                 gen.emit("NZ_FOR(i, n) {")
-            v = b.pull(gen, f, "i", below_n=True)
-            for j, e in enumerate(v.exprs):
-                gen.emit(f"  out{j}[i] = {e};")
+                v = b.pull(gen, f, "i", below_n=True)
+                for j, e in enumerate(v.exprs):
+                    gen.emit(f"  out{j}[i] = {e};")
             gen.emit("}")
             gen.emit("if (nz_err != INT_MAX) atomic_min(err, nz_err);")
         b.kernel("map", "mapGlb(0)(toGlobal(f)) $ generate(n)", ["const long n"] + _buf_params("out", tau), body)
@@ -391,20 +399,38 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
             return f"{i} == (long){sd}_offsets[{sid(i)}] + {sd}_lengths[{sid(i)}] - 1"
 
         def seg_for(gen, start: str, x_of):
-            """``for (long i = start; i < hi; i++) {`` -- on a CPU as a loop over the segments
-            the range overlaps, and within each over its elements (``sg`` the segment's id,
-            found by a walk from the one found last); ``x_of(gen)`` pulls the element."""
+            """``for (long i = start; i < hi; i++) {`` -- on a CPU as a loop over the pieces of
+            the range that lie in one segment, and within each over its elements (``sg`` the
+            segment's id, found by a walk from the one found last); ``x_of(gen)`` pulls the
+            element.  The loop body ends with ``seg_end``."""
             if not walk_own:
                 gen.emit(f"for (long i = {start}; i < hi; i++) {{")
                 return x_of(gen)
-            gen.emit(f"for (long i = {start}, sg = 0, sg_e = 0, sg_at = -1; i < hi; ) "
-                     f"for (sg = nz_walk_ids({sd}_offsets, {sd}_offsets_n, i, &sg_at), "
-                     f"sg_e = min(hi, (long){sd}_offsets[sg] + {sd}_lengths[sg]); i < sg_e; i++) {{")
+            gen.emit(f"for (long i = {start}, sg = 0, sg_e = 0, sg_at = -1; i < hi; ) {{")
+            gen.emit(f"  sg = nz_walk_ids({sd}_offsets, {sd}_offsets_n, i, &sg_at);")
+            gen.emit(f"  sg_e = min(hi, (long){sd}_offsets[sg] + {sd}_lengths[sg]);")
             gen.seg_loop = (own_key, "sg") if own_key in ctx.walks else None
+            seg_body.append(len(gen.lines))
             try:
                 return x_of(gen)
             finally:
                 gen.seg_loop = None
+
+        def seg_end(gen, carried: tuple[str, ...]):
+            """Close ``seg_for``'s loop; on a CPU, what the element's pull computes from the
+            segment alone runs once per piece, before its elements' loop (which runs at least
+            once: ``i`` lies in segment ``sg``), ``carried``: what the loop carries from one
+            element to the next (cgen.seg_loop_body)."""
+            if not walk_own:
+                gen.emit("}")
+                return
+            start = seg_body.pop()
+            body_lines = seg_loop_body(gen.lines[start:], ("i",) + carried, gen.indent,
+                                       "for (; i < sg_e; i++) {")
+            gen.lines[start:] = ["  " + ln for ln in body_lines]
+            gen.emit("}")
+
+        seg_body: list[int] = []
 
         # number the failing sites in the numpy runner's order (pull thunk, init, operator)
         # before the phases use them in another order (scratch code, thrown away)
@@ -446,7 +472,7 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
                     gen.emit("  }")
             else:
                 _assign(gen, acc, b.op(gen, soac.op, _val(acc, tau), x))
-            gen.emit("}")
+            seg_end(gen, tuple(acc) + ("started",))
             for j in range(len(tau)):
                 gen.emit(f"part{j}[c] = acc{j};")
             if seg:
@@ -559,7 +585,7 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
                 for j in range(len(tau)):
                     gen.emit(f"  out{j}[i] = acc{j};")
                 _assign(gen, acc, b.op(gen, soac.op, _val(acc, tau), x))
-                gen.emit("}")
+                seg_end(gen, tuple(acc))
             b.kernel("scan", "join o mapGlb(0)(toGlobal(scanSeq(op, carry)) o split(ceil(n/P))) $ generate(n)",
                      ["const long n", "const long P"] + _buf_params("carry", tau, const=True) + _buf_params("out", tau), p3)
         if isinstance(soac, ir.SegReduce):
@@ -575,17 +601,23 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
             def row_from_global(gen, acc, ind):
                 """Fold (scan) elements ``a`` to ``e`` of global memory into ``acc``; ``ind``:
                 the loop's indentation in the printed C."""
-                gen.emit(f"{ind}for (long i = a; i < e; i++) {{")
                 # a segment's elements lie below the descriptor's total, the kernel's n; the
-                # segment id of each is the row's own, s (no walk)
+                # segment id of each is the row's own, s (no walk); what the thunk computes from
+                # it alone is computed once, before the element loop, in a non-empty row
+                # (cgen.seg_loop_body)
+                gen.emit(f"{ind}if (a < e) {{")
+                start = len(gen.lines)
                 key = f"{soac.sd.name}.ids"
                 gen.seg_loop = (key, "s") if key in ctx.walks else None
                 x = b.pull(gen, f, "i", below_n=True)
                 gen.seg_loop = None
                 if scan:
                     for j in range(len(tau)):
-                        gen.emit(f"{ind}  out{j}[i] = acc{j};")
+                        gen.emit(f"out{j}[i] = acc{j};")
                 _assign(gen, acc, b.op(gen, soac.op, _val(acc, tau), x))
+                body_lines = seg_loop_body(gen.lines[start:], ("i",) + tuple(acc), gen.indent,
+                                           "for (long i = a; i < e; i++) {")
+                gen.lines[start:] = [ind + "  " + ln for ln in body_lines]
                 gen.emit(f"{ind}}}")
 
             # short segments: one work-item per segment folds (or scans) its row in one pass,

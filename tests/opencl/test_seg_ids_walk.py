@@ -92,13 +92,13 @@ def test_ids_vector_not_computed_when_every_read_walks(runners):
     cpu = [r for r in runners if r.c.strategy == "cpu"][0]
     only_walk = one(Map(th(("i", INT), prim("add", seg("sd", "ids", i), const(1))), TOTAL), [("sd", SD)])
     [lk] = lower_kernel(only_walk.kernels[0], "cpu")
-    assert "NZ_SEGFOR(i, n, v_sd_offsets" in lk.source and "v_sd_ids[" not in lk.source
+    assert "NZ_SEGCHUNKS(i, n, v_sd_offsets" in lk.source and "v_sd_ids[" not in lk.source
     assert lk.ctx.ids_unread == {"sd"}
     [mixed] = lower_kernel(skipping().kernels[0], "cpu")
-    assert "NZ_SEGFOR(i, n, v_sd_offsets" in mixed.source and "v_sd_ids[" in mixed.source
+    assert "NZ_SEGCHUNKS(i, n, v_sd_offsets" in mixed.source and "v_sd_ids[" in mixed.source
     assert mixed.ctx.ids_unread == set()
     [gpu] = lower_kernel(only_walk.kernels[0], "gpu")
-    assert "NZ_SEGFOR" not in gpu.source and "v_sd_ids[" in gpu.source
+    assert "NZ_SEGCHUNKS" not in gpu.source and "v_sd_ids[" in gpu.source
     sd = SegDes([3, 0, 2, 0, 4])
     ex = Executor(only_walk, cpu)
     dsd = cpu.from_host(sd, SD)

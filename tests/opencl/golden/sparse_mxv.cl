@@ -55,7 +55,7 @@ inline long nz_walk_ids(global const int* restrict offs, long count, long i, lon
 }
 inline double nz_fmax(double a, double b) { return isnan(a) ? a : (a > b ? a : b); }
 inline double nz_fmin(double a, double b) { return isnan(a) ? a : (a < b ? a : b); }
-#define NZ_SEGFOR(i, n, offs, cnt, s) for (long i = (long)get_global_id(0) * (long)(n) / (long)get_global_size(0), i##_end = ((long)get_global_id(0) + 1) * (long)(n) / (long)get_global_size(0), s = 0, s##_e = 0, s##_at = -1; i < i##_end; ) for (s = nz_walk_ids((offs), (cnt), i, &s##_at), s##_e = s + 1 < (long)(cnt) ? min((long)(offs)[s + 1], i##_end) : i##_end; i < s##_e; i++)
+#define NZ_SEGCHUNKS(i, n, offs, cnt, s) for (long i = (long)get_global_id(0) * (long)(n) / (long)get_global_size(0), i##_end = ((long)get_global_id(0) + 1) * (long)(n) / (long)get_global_size(0), s = 0, s##_e = 0, s##_at = -1; i < i##_end && (s = nz_walk_ids((offs), (cnt), i, &s##_at), s##_e = s + 1 < (long)(cnt) ? min((long)(offs)[s + 1], i##_end) : i##_end, 1); )
 
 // ===== λcu kernel KF1
 kernel void v_KF1_0_chunks(
@@ -85,27 +85,31 @@ kernel void v_KF1_0_chunks(
     const long lo = c * n / P, hi = (c + 1) * n / P;
     double acc0;
     uchar started = 0;
-    for (long i = lo, sg = 0, sg_e = 0, sg_at = -1; i < hi; ) for (sg = nz_walk_ids(v_sd3_offsets, v_sd3_offsets_n, i, &sg_at), sg_e = min(hi, (long)v_sd3_offsets[sg] + v_sd3_lengths[sg]); i < sg_e; i++) {
-    int t1 = (int)v_v1[(int)i];
-    double t2;
-    if ((long)(t1) < 0 || (long)(t1) >= (long)(v_v0_n)) { NESSIE_ERR(errbase + 1); t2 = 0; } else t2 = (double)v_v0[t1];
-    double t3 = (double)v_v2[(int)i];
-    double t4 = (t3 * t2);
-      if (i == (long)v_sd3_offsets[sg]) {
-    double t5 = ((0.0) + t4);
-    double t6 = t5;
-    acc0 = t6;
-        started = 1;
-      } else if (i == lo) {
-    double t7 = t4;
-    acc0 = t7;
-      } else {
-    double t8 = (acc0 + t4);
-    double t9 = t8;
-    acc0 = t9;
-      }
-      if (started && i == (long)v_sd3_offsets[sg] + v_sd3_lengths[sg] - 1) {
-        out0[sg] = acc0;
+    for (long i = lo, sg = 0, sg_e = 0, sg_at = -1; i < hi; ) {
+      sg = nz_walk_ids(v_sd3_offsets, v_sd3_offsets_n, i, &sg_at);
+      sg_e = min(hi, (long)v_sd3_offsets[sg] + v_sd3_lengths[sg]);
+      for (; i < sg_e; i++) {
+        int t1 = (int)v_v1[(int)i];
+        double t2;
+        if ((long)(t1) < 0 || (long)(t1) >= (long)(v_v0_n)) { NESSIE_ERR(errbase + 1); t2 = 0; } else t2 = (double)v_v0[t1];
+        double t3 = (double)v_v2[(int)i];
+        double t4 = (t3 * t2);
+          if (i == (long)v_sd3_offsets[sg]) {
+        double t5 = ((0.0) + t4);
+        double t6 = t5;
+        acc0 = t6;
+            started = 1;
+          } else if (i == lo) {
+        double t7 = t4;
+        acc0 = t7;
+          } else {
+        double t8 = (acc0 + t4);
+        double t9 = t8;
+        acc0 = t9;
+          }
+          if (started && i == (long)v_sd3_offsets[sg] + v_sd3_lengths[sg] - 1) {
+            out0[sg] = acc0;
+          }
       }
     }
     part0[c] = acc0;
@@ -116,29 +120,33 @@ kernel void v_KF1_0_chunks(
     const long lo = c * n / P, hi = (c + 1) * n / P;
     double acc0;
     uchar started = 0;
-    for (long i = lo, sg = 0, sg_e = 0, sg_at = -1; i < hi; ) for (sg = nz_walk_ids(v_sd3_offsets, v_sd3_offsets_n, i, &sg_at), sg_e = min(hi, (long)v_sd3_offsets[sg] + v_sd3_lengths[sg]); i < sg_e; i++) {
-    int t1;
-    if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_v1_n)) { NESSIE_ERR(errbase + 0); t1 = 0; } else t1 = (int)v_v1[(int)i];
-    double t2;
-    if ((long)(t1) < 0 || (long)(t1) >= (long)(v_v0_n)) { NESSIE_ERR(errbase + 1); t2 = 0; } else t2 = (double)v_v0[t1];
-    double t3;
-    if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_v2_n)) { NESSIE_ERR(errbase + 2); t3 = 0; } else t3 = (double)v_v2[(int)i];
-    double t4 = (t3 * t2);
-      if (i == (long)v_sd3_offsets[sg]) {
-    double t5 = ((0.0) + t4);
-    double t6 = t5;
-    acc0 = t6;
-        started = 1;
-      } else if (i == lo) {
-    double t7 = t4;
-    acc0 = t7;
-      } else {
-    double t8 = (acc0 + t4);
-    double t9 = t8;
-    acc0 = t9;
-      }
-      if (started && i == (long)v_sd3_offsets[sg] + v_sd3_lengths[sg] - 1) {
-        out0[sg] = acc0;
+    for (long i = lo, sg = 0, sg_e = 0, sg_at = -1; i < hi; ) {
+      sg = nz_walk_ids(v_sd3_offsets, v_sd3_offsets_n, i, &sg_at);
+      sg_e = min(hi, (long)v_sd3_offsets[sg] + v_sd3_lengths[sg]);
+      for (; i < sg_e; i++) {
+        int t1;
+        if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_v1_n)) { NESSIE_ERR(errbase + 0); t1 = 0; } else t1 = (int)v_v1[(int)i];
+        double t2;
+        if ((long)(t1) < 0 || (long)(t1) >= (long)(v_v0_n)) { NESSIE_ERR(errbase + 1); t2 = 0; } else t2 = (double)v_v0[t1];
+        double t3;
+        if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_v2_n)) { NESSIE_ERR(errbase + 2); t3 = 0; } else t3 = (double)v_v2[(int)i];
+        double t4 = (t3 * t2);
+          if (i == (long)v_sd3_offsets[sg]) {
+        double t5 = ((0.0) + t4);
+        double t6 = t5;
+        acc0 = t6;
+            started = 1;
+          } else if (i == lo) {
+        double t7 = t4;
+        acc0 = t7;
+          } else {
+        double t8 = (acc0 + t4);
+        double t9 = t8;
+        acc0 = t9;
+          }
+          if (started && i == (long)v_sd3_offsets[sg] + v_sd3_lengths[sg] - 1) {
+            out0[sg] = acc0;
+          }
       }
     }
     part0[c] = acc0;
@@ -346,15 +354,17 @@ kernel void v_KF1_0_rows(
     double acc0;
     double t1 = (0.0);
     acc0 = t1;
-      for (long i = a; i < e; i++) {
-    int t2 = (int)v_v1[(int)i];
-    double t3;
-    if ((long)(t2) < 0 || (long)(t2) >= (long)(v_v0_n)) { NESSIE_ERR(errbase + 1); t3 = 0; } else t3 = (double)v_v0[t2];
-    double t4 = (double)v_v2[(int)i];
-    double t5 = (t4 * t3);
-    double t6 = (acc0 + t5);
-    double t7 = t6;
-    acc0 = t7;
+      if (a < e) {
+        for (long i = a; i < e; i++) {
+          int t2 = (int)v_v1[(int)i];
+          double t3;
+          if ((long)(t2) < 0 || (long)(t2) >= (long)(v_v0_n)) { NESSIE_ERR(errbase + 1); t3 = 0; } else t3 = (double)v_v0[t2];
+          double t4 = (double)v_v2[(int)i];
+          double t5 = (t4 * t3);
+          double t6 = (acc0 + t5);
+          double t7 = t6;
+          acc0 = t7;
+        }
       }
       out0[s] = acc0;
     }
@@ -364,17 +374,19 @@ kernel void v_KF1_0_rows(
     double acc0;
     double t1 = (0.0);
     acc0 = t1;
-      for (long i = a; i < e; i++) {
-    int t2;
-    if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_v1_n)) { NESSIE_ERR(errbase + 0); t2 = 0; } else t2 = (int)v_v1[(int)i];
-    double t3;
-    if ((long)(t2) < 0 || (long)(t2) >= (long)(v_v0_n)) { NESSIE_ERR(errbase + 1); t3 = 0; } else t3 = (double)v_v0[t2];
-    double t4;
-    if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_v2_n)) { NESSIE_ERR(errbase + 2); t4 = 0; } else t4 = (double)v_v2[(int)i];
-    double t5 = (t4 * t3);
-    double t6 = (acc0 + t5);
-    double t7 = t6;
-    acc0 = t7;
+      if (a < e) {
+        for (long i = a; i < e; i++) {
+          int t2;
+          if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_v1_n)) { NESSIE_ERR(errbase + 0); t2 = 0; } else t2 = (int)v_v1[(int)i];
+          double t3;
+          if ((long)(t2) < 0 || (long)(t2) >= (long)(v_v0_n)) { NESSIE_ERR(errbase + 1); t3 = 0; } else t3 = (double)v_v0[t2];
+          double t4;
+          if ((long)((int)i) < 0 || (long)((int)i) >= (long)(v_v2_n)) { NESSIE_ERR(errbase + 2); t4 = 0; } else t4 = (double)v_v2[(int)i];
+          double t5 = (t4 * t3);
+          double t6 = (acc0 + t5);
+          double t7 = t6;
+          acc0 = t7;
+        }
       }
       out0[s] = acc0;
     }
