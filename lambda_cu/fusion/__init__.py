@@ -198,7 +198,9 @@ def _normalise_lengths(pdg: RegionPDG) -> tuple:
         if k in pdg.runs:
             out.append(b)
         else:
-            out.append(ir.Bind(b.params, rewrite_exp(b.rhs, fix)))
+            rhs = rewrite_exp(b.rhs, fix)
+            # an unchanged binding stays the same object (``region`` then reuses its PDG)
+            out.append(b if rhs is b.rhs else ir.Bind(b.params, rhs))
     return tuple(out)
 
 
@@ -269,7 +271,12 @@ class _Fuser:
             return self._unfused(where, owner, pdg0, f"fusion time budget of {self.budget:g} s "
                                                      f"spent: region left unfused")
         binds = _normalise_lengths(pdg0)
-        pdg = region_pdg(where, binds, result, self.kernels, all_outputs=all_outputs)
+        if len(binds) == len(pdg0.binds) and all(x is y for x, y in zip(binds, pdg0.binds)):
+            # nothing to normalise: the PDG of the same bindings is the one just built
+            # (region_pdg is a pure function of its arguments)
+            pdg = pdg0
+        else:
+            pdg = region_pdg(where, binds, result, self.kernels, all_outputs=all_outputs)
         limit = self.time_limit if self.solver != "cbc" else \
             max(0.5, min(self.time_limit, remaining))
         sched = ilp.solve(pdg.graph, time_limit=limit, solver=self.solver)

@@ -44,10 +44,61 @@ def _same(new: tuple, old: tuple) -> bool:
     return all(x is y for x, y in zip(new, old))
 
 
+def _mc_leaf(e, f):
+    return e
+
+
+def _mc_tuple(e, f):
+    xs = tuple(f(x) for x in e.elems)
+    return e if _same(xs, e.elems) else ir.Tuple(xs)
+
+
+def _mc_proj(e, f):
+    t = f(e.tup)
+    return e if t is e.tup else ir.Proj(t, e.index)
+
+
+def _mc_primop(e, f):
+    xs = tuple(f(x) for x in e.args)
+    return e if _same(xs, e.args) else dataclasses.replace(e, args=xs)
+
+
+def _mc_length(e, f):
+    v = f(e.vec)
+    return e if v is e.vec else dataclasses.replace(e, vec=v)
+
+
+def _mc_index(e, f):
+    v, i = f(e.vec), f(e.idx)
+    return e if v is e.vec and i is e.idx else dataclasses.replace(e, vec=v, idx=i)
+
+
+def _mc_if(e, f):
+    c, t, x = f(e.cond), f(e.then), f(e.else_)
+    return e if c is e.cond and t is e.then and x is e.else_ else ir.If(c, t, x)
+
+
+def _mc_let(e, f):
+    r, b = f(e.rhs), f(e.body)
+    return e if r is e.rhs and b is e.body else ir.Let(e.vars, r, b)
+
+
+#: exact node class -> its :func:`map_children` (the same code as the general function's
+#: branch for that class, found without the chain of isinstance tests)
+_MAP_CHILDREN: dict = {
+    ir.Var: _mc_leaf, ir.Const: _mc_leaf, ir.Error: _mc_leaf,
+    ir.Tuple: _mc_tuple, ir.Proj: _mc_proj, ir.PrimOp: _mc_primop, ir.Length: _mc_length,
+    ir.Index: _mc_index, ir.If: _mc_if, ir.Let: _mc_let,
+}
+
+
 def map_children(e: ir.Exp, f: Callable[[ir.Exp], ir.Exp]) -> ir.Exp:
     """Rebuild ``e`` with ``f`` applied to its direct sub-expressions (no binder handling);
     ``e`` itself when ``f`` returns every sub-expression unchanged (the IR is immutable, so the
     rewrites that change nothing allocate nothing)."""
+    h = _MAP_CHILDREN.get(type(e))
+    if h is not None:
+        return h(e, f)
     if isinstance(e, (ir.Var, ir.Const, ir.Error)):
         return e
     if isinstance(e, ir.Tuple):
@@ -98,8 +149,33 @@ def map_children(e: ir.Exp, f: Callable[[ir.Exp], ir.Exp]) -> ir.Exp:
     raise TypeError(f"not an expression: {e!r}")
 
 
+def _no_children(e) -> tuple:
+    return ()
+
+
+#: exact node class -> its :func:`children` (the classes whose children are one field read
+#: directly; every other class goes through the general function below)
+_CHILDREN: dict = {
+    ir.Var: _no_children, ir.Const: _no_children, ir.Error: _no_children,
+    ir.Tuple: lambda e: e.elems,
+    ir.Proj: lambda e: (e.tup,),
+    ir.PrimOp: lambda e: e.args,
+    ir.Length: lambda e: (e.vec,),
+    ir.Index: lambda e: (e.vec, e.idx),
+    ir.If: lambda e: (e.cond, e.then, e.else_),
+    ir.Let: lambda e: (e.rhs, e.body),
+}
+
+
 def children(e: ir.Exp) -> tuple:
     """The direct sub-expressions of ``e`` (those :func:`map_children` visits, in its order)."""
+    f = _CHILDREN.get(type(e))
+    if f is not None:
+        return f(e)
+    return _children(e)
+
+
+def _children(e: ir.Exp) -> tuple:
     if isinstance(e, (ir.Var, ir.Const, ir.Error)):
         return ()
     if isinstance(e, ir.Tuple):
@@ -137,10 +213,15 @@ def walk(e: ir.Exp):
     """Every sub-expression of ``e``, ``e`` included (pre-order), without rebuilding anything:
     the traversal of the queries below (a rewrite that changes nothing visits the same nodes)."""
     stack = [e]
+    pop, push = stack.pop, stack.extend
+    get = _CHILDREN.get
     while stack:
-        x = stack.pop()
+        x = pop()
         yield x
-        stack.extend(reversed(children(x)))
+        f = get(type(x))
+        cs = f(x) if f is not None else _children(x)
+        if cs:
+            push(reversed(cs))
 
 
 def subst(e: ir.Exp, mapping: Mapping[str, ir.Exp]) -> ir.Exp:

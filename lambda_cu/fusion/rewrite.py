@@ -59,7 +59,17 @@ def exact_using(t: ir.Thunk) -> ir.Thunk:
 
 
 def _map_thunks(s: ir.Soac, f) -> ir.Soac:
-    return dataclasses.replace(s, **{name: f(getattr(s, name)) for name in s.THUNK_FIELDS})
+    """``s`` with ``f`` applied to each of its thunks; ``s`` itself when ``f`` returns every
+    thunk unchanged (the IR is immutable: a rewrite that changes nothing allocates nothing)."""
+    changes = {}
+    same = True
+    for name in s.THUNK_FIELDS:
+        old = getattr(s, name)
+        new = f(old)
+        changes[name] = new
+        if new is not old:
+            same = False
+    return s if same else dataclasses.replace(s, **changes)
 
 
 def _reads(b: ir.KBind) -> frozenset:
@@ -692,15 +702,18 @@ class Step:
     absorbed: frozenset
 
 
-def rewrite_step(rules: tuple[Rule, ...], binds: tuple, ctx: _Ctx) -> Step | None:
+def rewrite_step(rules: tuple[Rule, ...], binds: tuple, ctx: _Ctx, memo: dict | None = None
+                 ) -> Step | None:
     """The first rewrite that applies: the rules in table order, each over the pairs (A, B) of
-    bindings with A before B, in binding order; None if no rule applies."""
+    bindings with A before B, in binding order; None if no rule applies.  ``memo``: see
+    :func:`_memo` (one :func:`fuse_kernel` call's)."""
     binds = tuple(binds)
     # The kernel's SOACs run (and fail) in binding order: two bindings are not combined across
     # a binding between them that can fail when either of them can (one of their checks would
     # move past its check; a hunt found a filter fused into a later reduction reporting after
     # a MAP between them)
-    fails = [soac_can_fail(b.soac) for b in binds]
+    fails = [soac_can_fail(b.soac) if memo is None else _memo(memo, "fail", b.soac, soac_can_fail)
+             for b in binds]
     for r in rules:
         for x, a in enumerate(binds):
             for y in range(x + 1, len(binds)):
@@ -734,7 +747,27 @@ def candidates(kernel: ir.Kernel, rules: tuple[Rule, ...] = RULES, param_shapes=
     return tuple(out)
 
 
-def _normalise_sizes(binds) -> tuple:
+def _memo(memo: dict, what: str, node, fn):
+    """``fn(node)`` for an immutable IR ``node``, computed once per ``memo`` (a dict that lives
+    for one :func:`fuse_kernel` call): keyed by the node's identity, the node kept alive in the
+    entry so that its id is not reused while the memo lives.  ``fn`` is a pure function of the
+    node, so the value is the one a call would compute."""
+    key = (what, id(node))
+    hit = memo.get(key)
+    if hit is not None:
+        return hit[1]
+    value = fn(node)
+    memo[key] = (node, value)
+    return value
+
+
+def _length_names(body: ir.Exp) -> frozenset:
+    """The names ``v`` of the ``#v`` (``Length`` of a variable) anywhere in ``body``."""
+    return frozenset(x.vec.name for x in walk(body)
+                     if isinstance(x, ir.Length) and isinstance(x.vec, ir.Var))
+
+
+def _normalise_sizes(binds, memo: dict | None = None) -> tuple:
     """Replace ``#v`` sizes by the size of v's size-preserving producer (a kernel-level fact)."""
     prod = {}
     for b in binds:
@@ -752,15 +785,18 @@ def _normalise_sizes(binds) -> tuple:
             size = prod[size.vec.name]
         if size is not getattr(s, "size", None):
             s = dataclasses.replace(s, size=size)
-        s = _map_thunks(s, lambda t: _thunk_lengths(t, prod))
+        s = _map_thunks(s, lambda t: _thunk_lengths(t, prod, memo))
         out.append(ir.KBind(b.vars, s))
     return tuple(out)
 
 
-def _thunk_lengths(t: ir.Thunk, prod: Mapping[str, ir.Exp]) -> ir.Thunk:
+def _thunk_lengths(t: ir.Thunk, prod: Mapping[str, ir.Exp], memo: dict | None = None) -> ir.Thunk:
     """``#v`` inside a thunk body -> the size of v's size-preserving producer."""
-    if not any(isinstance(x, ir.Length) and isinstance(x.vec, ir.Var) and x.vec.name in prod
-               for x in walk(t.body)):
+    if memo is not None:
+        if not any(n in prod for n in _memo(memo, "lengths", t.body, _length_names)):
+            return t
+    elif not any(isinstance(x, ir.Length) and isinstance(x.vec, ir.Var) and x.vec.name in prod
+                 for x in walk(t.body)):
         return t
     local = {p.name for p in t.params} | bound_names(t.body)
 
@@ -790,22 +826,40 @@ def _thunk_lengths(t: ir.Thunk, prod: Mapping[str, ir.Exp]) -> ir.Thunk:
     return exact_using(ir.Thunk(t.params, body, t.using))
 
 
-def _clean(binds, returns, absorbed: frozenset = frozenset(), keep: frozenset = frozenset()) -> tuple:
+def _clean(binds, returns, absorbed: frozenset = frozenset(), keep: frozenset = frozenset(),
+           memo: dict | None = None) -> tuple:
     """Dead-binding elimination, exact using lists, simplified thunk bodies, topological order.
 
     A binding whose results are unused is removed only if evaluating it cannot fail, or if it
     was *absorbed* (``absorbed``: variables of producers whose thunks a vertical rule copied into
     a consumer that evaluates them over the same index space).  Every check of the unfused
-    kernel is therefore still evaluated by the fused one (issue 11)."""
-    binds = [ir.KBind(b.vars, _map_thunks(b.soac, lambda t: exact_using(
-        ir.Thunk(t.params, simplify(t.body, keep), t.using)))) for b in binds]
+    kernel is therefore still evaluated by the fused one (issue 11).  ``memo``: see
+    :func:`_memo` (one :func:`fuse_kernel` call's)."""
+    def tidy(t: ir.Thunk, keep: frozenset = keep) -> ir.Thunk:
+        body = simplify(t.body, keep)
+        new = exact_using(ir.Thunk(t.params, body, t.using))
+        # an equal thunk (Var holds only its name) is returned as the same object, so that
+        # the memo below recognises it at the next step
+        return t if body is t.body and new.using == t.using else new
+    if memo is None:
+        binds = [ir.KBind(b.vars, _map_thunks(b.soac, tidy)) for b in binds]
+    else:
+        def tidy_memo(t: ir.Thunk) -> ir.Thunk:
+            # simplify reads ``keep`` only for the let-bound names of the body (its
+            # substitutions bring in variables and constants, never a let): the memo's key
+            # holds only those, so a thunk is not redone when unrelated names join ``keep``
+            k = keep & _memo(memo, "bound", t.body, bound_names) if keep else keep
+            return _memo(memo, ("tidy", k), t, lambda x: tidy(x, k))
+        binds = [ir.KBind(b.vars, _map_thunks(b.soac, tidy_memo)) for b in binds]
     live = {r.name for r in returns}
     kept = []
     for b in reversed(binds):
         if any(v.name in live for v in b.vars) or (
-                not all(v.name in absorbed for v in b.vars) and soac_can_fail(b.soac)):
+                not all(v.name in absorbed for v in b.vars) and (
+                    soac_can_fail(b.soac) if memo is None
+                    else _memo(memo, "fail", b.soac, soac_can_fail))):
             kept.append(b)
-            live |= _reads(b)
+            live |= _reads(b) if memo is None else _memo(memo, "reads", b.soac, ir.soac_reads)
     kept.reverse()
     return _toposort(kept)
 
@@ -868,22 +922,26 @@ def fuse_kernel(kernel: ir.Kernel, param_shapes: Mapping[str, Shape] | None = No
     supply = NameSupply(taken)
     applied = []
     absorbed: frozenset = frozenset()
-    k = dataclasses.replace(kernel, binds=_clean(_normalise_sizes(kernel.binds), kernel.returns))
+    # pure per-node results (clean-ups, failure and read queries) of this call, by node
+    # identity: the bindings a step does not touch come back as the same objects
+    memo: dict = {}
+    k = dataclasses.replace(kernel, binds=_clean(_normalise_sizes(kernel.binds, memo), kernel.returns,
+                                                 memo=memo))
     pulled: dict = {}
     order = {v.name: n for n, b in enumerate(k.binds) for v in b.vars}
     for _ in range(max_steps):
         step = rewrite_step(rules, k.binds, _context(k, supply, (param_shapes, elems, segs),
-                                                     pulled, order))
+                                                     pulled, order), memo)
         if step is None:
             break
         applied.append(step.rule)
         absorbed |= step.absorbed
-        k = dataclasses.replace(k, binds=_clean(_normalise_sizes(step.binds), k.returns, absorbed,
-                                                frozenset(pulled)))
+        k = dataclasses.replace(k, binds=_clean(_normalise_sizes(step.binds, memo), k.returns, absorbed,
+                                                frozenset(pulled), memo))
     if pulled:
         # the pulled producers' lets kept for the engine's ordering are not needed any more:
         # `let a = e in a` -> `e` (the order of evaluation is the same)
-        k = dataclasses.replace(k, binds=_clean(k.binds, k.returns, absorbed))
+        k = dataclasses.replace(k, binds=_clean(k.binds, k.returns, absorbed, memo=memo))
     return k, tuple(applied)
 
 

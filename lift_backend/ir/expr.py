@@ -182,17 +182,47 @@ def field_names(node) -> tuple:
     return names
 
 
+_IR = (Expr, FunDecl)
+
+#: class -> the fields ``ir_children`` looks at (a ``UserFun``'s ``calls`` left out)
+_CHILD_FIELDS: dict = {}
+
+
+def _child_fields(cls, node) -> tuple:
+    names = _CHILD_FIELDS.get(cls)
+    if names is None:
+        names = field_names(node)
+        if issubclass(cls, UserFun):
+            names = tuple(n for n in names if n != "calls")
+        _CHILD_FIELDS[cls] = names
+    return names
+
+
 def ir_children(node):
     """Direct IR children (Expr / FunDecl) of a node, in field order."""
+    cls = type(node)
+    if cls is FunCall:
+        # the commonest node: its fields are f, args and span (never IR)
+        f = node.f
+        out = [f] if isinstance(f, _IR) else []
+        args = node.args
+        if isinstance(args, _IR):
+            out.append(args)
+        elif isinstance(args, tuple):
+            out.extend([x for x in args if isinstance(x, _IR)])
+        span = node.span
+        if isinstance(span, _IR):
+            out.append(span)
+        elif isinstance(span, tuple):
+            out.extend([x for x in span if isinstance(x, _IR)])
+        return out
     out = []
-    for name in field_names(node):
-        if name == "calls" and isinstance(node, UserFun):
-            continue
+    for name in _child_fields(cls, node):
         v = getattr(node, name)
-        if isinstance(v, (Expr, FunDecl)):
+        if isinstance(v, _IR):
             out.append(v)
         elif isinstance(v, tuple):
-            out.extend(x for x in v if isinstance(x, (Expr, FunDecl)))
+            out.extend([x for x in v if isinstance(x, _IR)])
     return out
 
 
@@ -217,10 +247,14 @@ def freshen(node):
 def walk(node):
     """Pre-order traversal over Expr and FunDecl nodes (iterative: any depth, linear time)."""
     stack = [node]
+    extend = stack.extend
     while stack:
         n = stack.pop()
         yield n
-        stack.extend(reversed(ir_children(n)))
+        children = ir_children(n)
+        if children:
+            children.reverse()
+            extend(children)
 
 
 def alpha_equal(a, b, env=None) -> bool:

@@ -120,7 +120,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Optional
+from typing import Callable, Optional
 
 from lambda_cu import ir
 from lambda_cu.types import BoolT, CharT, FloatT, IntT, Type, VecT
@@ -187,13 +187,15 @@ class LiftMap:
         return file_text([self.program]).rstrip("\n")
 
 
-def kernel_args(kern, what: str, sizes: dict, named: dict, output=None) -> tuple:
+def kernel_args(kern, what: "str | Callable[[], str]", sizes: dict, named: dict,
+                output=None) -> tuple:
     """The runner's argument list of the compiled Lift kernel ``kern``, in its parameters'
     order (see :class:`LiftMap`): its outputs ``("out", k)`` (or ``output`` for each, where the
     kernel writes one buffer the runner names), ``("err",)`` and ``("errbase",)`` for the error
     buffer and base, a size variable's entry in ``sizes`` (by its name: ``N``, ``P``, ...) and
     another parameter's in ``named`` (by its name; a ``marks`` buffer by the kind ``"marks"``).
-    A parameter neither names is a lowering bug, reported with ``what`` (the program's name)."""
+    A parameter neither names is a lowering bug, reported with ``what`` (the program's name; a
+    function of no arguments giving it, called only then, where it costs a printing)."""
     args = []
     for kp in kern.params:
         if kp.kind == "output":
@@ -207,7 +209,8 @@ def kernel_args(kern, what: str, sizes: dict, named: dict, output=None) -> tuple
         else:
             a = named.get("marks") if kp.kind == "marks" else named.get(kp.name)
         if a is None:   # pragma: no cover - a lowering bug
-            raise LowerError(f"the Lift kernel {what} has an unexpected parameter {kp}")
+            raise LowerError(f"the Lift kernel {what() if callable(what) else what} has an "
+                             f"unexpected parameter {kp}")
         args.append(a)
     return tuple(args)
 
@@ -1179,7 +1182,7 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
         named["offs"] = ("choffs",)
     if soac.SEGMENTED or rows_sd is not None:
         named["offs"] = ("offs",)
-    args = kernel_args(kern, f"{kname}_{suffix}\n{file_text_of(prog)}", sizes, named)
+    args = kernel_args(kern, lambda: f"{kname}_{suffix}\n{file_text_of(prog)}", sizes, named)
     inputs = tuple(where[name][1] for name, _, _ in ins if name not in (INDEX, segid))
     if permute is not None and permute[0] != POSITIONS:
         inputs += (where[permute[0]][1],)     # the index vector has the permutation's length
@@ -1260,7 +1263,7 @@ def _carry_program(kname: str, soac, reduce_parts, main, scal: list, sc_params: 
         return None
     named = {cn: ("host", j) for cn, j, _ in scal}
     named.update({f"parts{j}": ("parts", j) for j in range(k)})
-    args = kernel_args(kern, f"{prog.name}\n{file_text_of(prog)}", {"P": ("chunks",)}, named)
+    args = kernel_args(kern, lambda: f"{prog.name}\n{file_text_of(prog)}", {"P": ("chunks",)}, named)
     return LiftMap(prog, kern, (), args)
 
 
