@@ -62,7 +62,18 @@ from fractions import Fraction
 import math
 import struct
 
-import numpy as np
+
+
+class _Numpy:
+    """numpy, imported on first use: the compiler takes this module's OpenCL source
+    (``opencl_source``) without running any numpy code, and does not pay numpy's import."""
+
+    def __getattr__(self, name):
+        import numpy
+        return getattr(numpy, name)
+
+
+np = _Numpy()
 
 __all__ = ["NumpyKit", "CKit", "PyKit", "opencl_source", "NUMPY", "py_function",
            "np_exp", "np_ln", "np_sin", "np_cos", "np_tan", "np_asin",

@@ -62,7 +62,7 @@ import numpy as np
 
 from . import fmath, ir
 from .loc import Loc
-from .prims import COMMUTATIVE, PRIMS
+from .prims import COMMUTATIVE, MONOID_PRIMS, PRIMS, recognise_monoid
 from .types import (INT, BoolT, CharT, FloatT, IntT, SegDesT, TupleT, Type, UnitT, VecT,
                     flat_components)
 from .values import SegDes, dtype_of, from_nested, scalar, to_nested, values_close
@@ -406,34 +406,7 @@ def _pull(th: ir.Thunk, kenv: dict[str, Any], n: int) -> list[np.ndarray]:
 
 _MONOID_UFUNCS = {"add": np.add, "mul": np.multiply, "max": np.maximum, "min": np.minimum,
                   "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}
-
-
-def recognise_monoid(op: ir.Thunk, k: int) -> Optional[list[str]]:
-    """Primitive names per component if ``op`` is component-wise ``+ * max min && || xor`` of its
-    two arguments (k components each), else ``None``."""
-    comp_exprs: list[ir.Exp] = []
-    for p in op.params:
-        if isinstance(p.ty, TupleT):
-            if any(isinstance(t, TupleT) for t in p.ty.elems):
-                return None
-            comp_exprs.extend(ir.Proj(p.var, j) for j in range(len(p.ty.elems)))
-        else:
-            comp_exprs.append(p.var)
-    if len(comp_exprs) != 2 * k:
-        return None
-    parts = op.body.elems if isinstance(op.body, ir.Tuple) else (op.body,)
-    if len(parts) != k:
-        return None
-    names = []
-    for j, e in enumerate(parts):
-        if not (isinstance(e, ir.PrimOp) and e.op in _MONOID_UFUNCS and len(e.args) == 2):
-            return None
-        left, right = comp_exprs[j], comp_exprs[k + j]
-        if e.args == (left, right) or (e.args == (right, left) and e.op in COMMUTATIVE):
-            names.append(e.op)
-        else:
-            return None
-    return names
+assert set(_MONOID_UFUNCS) == set(MONOID_PRIMS)
 
 
 class _Monoid:

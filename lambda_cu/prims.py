@@ -71,7 +71,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Optional
 
-from .types import BOOL, CHAR, FLOAT, INT, BoolT, CharT, FloatT, IntT, Type, is_base, UnitT
+from . import ir
+from .types import BOOL, CHAR, FLOAT, INT, BoolT, CharT, FloatT, IntT, TupleT, Type, is_base, UnitT
 
 
 def _is_number(t: Type) -> bool:
@@ -248,4 +249,38 @@ def result_type(name: str, args: tuple[Type, ...], ty: Optional[Type] = None) ->
     return spec.typing(tuple(args), ty)
 
 
-__all__ = ["PrimSpec", "PRIMS", "INFIX", "PREFIX", "COMMUTATIVE", "result_type"]
+__all__ = ["PrimSpec", "PRIMS", "INFIX", "PREFIX", "COMMUTATIVE", "MONOID_PRIMS", "result_type",
+           "recognise_monoid"]
+
+
+#: the primitives a monoid operator may apply component-wise (the numpy runner has a ufunc for
+#: each; the OpenCL lowering reorders the commutative ones)
+MONOID_PRIMS = ("add", "mul", "max", "min", "and", "or", "xor")
+
+
+def recognise_monoid(op: ir.Thunk, k: int) -> Optional[list[str]]:
+    """Primitive names per component if ``op`` is component-wise ``+ * max min && || xor`` of its
+    two arguments (k components each), else ``None``."""
+    comp_exprs: list[ir.Exp] = []
+    for p in op.params:
+        if isinstance(p.ty, TupleT):
+            if any(isinstance(t, TupleT) for t in p.ty.elems):
+                return None
+            comp_exprs.extend(ir.Proj(p.var, j) for j in range(len(p.ty.elems)))
+        else:
+            comp_exprs.append(p.var)
+    if len(comp_exprs) != 2 * k:
+        return None
+    parts = op.body.elems if isinstance(op.body, ir.Tuple) else (op.body,)
+    if len(parts) != k:
+        return None
+    names = []
+    for j, e in enumerate(parts):
+        if not (isinstance(e, ir.PrimOp) and e.op in MONOID_PRIMS and len(e.args) == 2):
+            return None
+        left, right = comp_exprs[j], comp_exprs[k + j]
+        if e.args == (left, right) or (e.args == (right, left) and e.op in COMMUTATIVE):
+            names.append(e.op)
+        else:
+            return None
+    return names

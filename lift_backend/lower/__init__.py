@@ -32,7 +32,7 @@ class LoweredProgram:
 
 def lower_program(prog: ir.Program) -> LoweredProgram:
     from .device_scalars import device_scalars
-    from .runner import lower_kernel
+    from .kernels import lower_kernel
     d = device_scalars(prog)        # as the runner lowers them (OpenCLRunner.prepare)
     return LoweredProgram(prog, tuple((k, tuple(lower_kernel(k, dev_params=d.params_of(k.name))))
                                       for k in prog.kernels))

@@ -39,8 +39,9 @@ from lambda_cu.types import BoolT, CharT, FloatT, IntT, SegDesT, TupleT, Type, U
 from lambda_cu.values import SegDes, dtype_of
 
 from ..devices import compiler_output_silenced
-from .cgen import LowerError, ctype, math_source, prelude
-from .soacs import SUPPORT, LoweredSoac, cname, lower_soac
+from .cgen import LowerError, ctype, prelude
+from .kernels import kernel_source, lower_kernel
+from .soacs import SUPPORT, LoweredSoac, cname
 
 _SITES = 4096                 # sites per SOAC launch in an error code
 _MAX_PENDING = 500_000        # launches between two synchronisations (codes stay below 2^31)
@@ -254,29 +255,6 @@ class _LoweredKernel:
         self.kernel = k
         self.soacs = soacs
         self.cl_kernels = cl_kernels
-
-
-def lower_kernel(k: ir.Kernel, strategy: str = "cpu",
-                 dev_params: frozenset = frozenset()) -> list[LoweredSoac]:
-    """Every SOAC of a λcu kernel, lowered (scalars bound by SOACs live on the device, and so do
-    the scalar parameters ``dev_params``: see ``device_scalars.py``)."""
-    from lambda_cu.check import check_kernel
-    tenv = check_kernel(k)
-    dev_scalars: set[str] = set(dev_params)
-    out = []
-    for b in k.binds:
-        ls = lower_soac(f"{cname(k.name)}_{len(out)}", b.soac, tenv, frozenset(dev_scalars),
-                        strategy)
-        out.append(ls)
-        for v, t in zip(b.vars, ls.out_types):
-            if not isinstance(t, (VecT, SegDesT)):
-                dev_scalars.add(v.name)
-    return out
-
-
-def kernel_source(soacs: list[LoweredSoac], strategy: str = "cpu") -> str:
-    body = "\n".join(s.source for s in soacs)
-    return prelude(strategy) + "\n" + math_source(body) + body
 
 
 class OpenCLRunner:

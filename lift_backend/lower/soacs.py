@@ -1003,7 +1003,7 @@ def _commutative(op: ir.Thunk, tau: list) -> bool:
     """Whether an operator is component-wise + * max min and or xor (recognised as the numpy
     runner recognises monoids) and reordering its operands changes at most float rounding:
     float max/min are excluded (max(0.0, -0.0) and max(-0.0, 0.0) differ)."""
-    from lambda_cu.interp import recognise_monoid
+    from lambda_cu.prims import recognise_monoid
     names = recognise_monoid(op, len(tau))
     if names is None:
         return False

@@ -196,10 +196,10 @@ class _Allocator:
         a private array of 1M floats crashed PoCL): counted over the private buffers and
         variables allocated so far (each is declared once per work-item)."""
         from ..limits import MAX_PRIVATE_BYTES
-        from ..types.types import numpy_dtype
+        from ..types.types import elem_bytes
 
         def nbytes(x: Memory) -> int:
-            return int(x.size.value) * numpy_dtype(x.elem).itemsize if isinstance(x.size, A.Cst) else 0
+            return int(x.size.value) * elem_bytes(x.elem) if isinstance(x.size, A.Cst) else 0
 
         total = sum(nbytes(x) for x in self.memories if x.space == PRIVATE)
         if total > MAX_PRIVATE_BYTES:

@@ -208,6 +208,33 @@ def type_to_text(t: Type) -> str:
     return repr(t)
 
 
+_SCALAR_BYTES = {"float": 4, "double": 8, "int": 4, "uint": 4, "long": 8, "bool": 1, "char": 1}
+
+
+def _layout(t: Type) -> tuple[int, int]:
+    """(size, alignment) in bytes of a memory element of type ``t`` as the device lays it out
+    (``_struct_dtype``'s rules, without numpy: the compiler does not import it)."""
+    if isinstance(t, ScalarType):
+        n = _SCALAR_BYTES[t.name]
+        return n, n
+    if isinstance(t, VectorType):
+        n = _SCALAR_BYTES[t.elem.name] * (4 if t.width == 3 else t.width)
+        return n, n
+    if isinstance(t, TupleType):
+        off, align = 0, 1
+        for e in t.elems:
+            size, al = _layout(e)
+            off = -(-off // al) * al + size
+            align = max(align, al)
+        return -(-off // align) * align, align
+    raise ValueError(f"no memory layout for {t}")
+
+
+def elem_bytes(t: Type) -> int:
+    """The bytes of one memory element of ``t`` (``numpy_dtype(t).itemsize``)."""
+    return _layout(base_scalar(t))[0]
+
+
 def numpy_dtype(t: Type):
     """numpy dtype of the memory elements of ``t``."""
     import numpy as np

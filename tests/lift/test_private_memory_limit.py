@@ -39,3 +39,21 @@ def test_at_the_limit_runs(runtime):
     x = np.ones(2 ** 15, dtype=np.float32)
     out = runtime.run(kernel(2 ** 15, 2 ** 14), {"x": x}, global_size=2)
     np.testing.assert_array_equal(out, [2 ** 14, 2 ** 14])
+
+
+def test_element_bytes_are_the_devices_layout_without_numpy():
+    """The private-memory limit counts bytes with ``elem_bytes`` (no numpy in the compiler):
+    the same size as the runtime's numpy dtype of each element type, scalars, vectors (stored
+    as their scalars), tuples with OpenCL's struct padding and 3-vectors taking a 4-vector's room."""
+    from lift_backend import arith as A
+    from lift_backend.types import ArrayType, ScalarType, TupleType, VectorType, numpy_dtype
+    from lift_backend.types.types import elem_bytes
+    s = {n: ScalarType(n) for n in ("float", "double", "int", "uint", "long", "bool", "char")}
+    types = list(s.values()) + [
+        VectorType(s["float"], 4), VectorType(s["double"], 3),
+        TupleType((s["char"], s["double"])), TupleType((s["float"], s["bool"], s["int"])),
+        TupleType((VectorType(s["float"], 2), s["float"])), TupleType((VectorType(s["float"], 3), s["char"])),
+        TupleType((s["char"], TupleType((s["int"], s["char"])), s["long"])),
+        ArrayType(TupleType((s["int"], s["double"])), A.cst(7))]
+    for t in types:
+        assert elem_bytes(t) == numpy_dtype(t).itemsize, t
