@@ -90,8 +90,12 @@ SEG_LOOP = (
 
 
 _TEMP = re.compile(r"\bt\d+\b")
-_DEFS = re.compile(r"\b(t\d+)\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)"
-                   r"|^\s*[A-Za-z_][A-Za-z_0-9 ]*?\s(t\d+)\s*(?:=(?!=)|;)", re.M)
+#: where a statement defines or assigns a temporary: ``tN = ..``, ``tN += ..``, ``tN[k] = ..``,
+#: ``tN++``, and declarations ``T tN;`` / ``T tN = ..`` / ``T* tN`` / ``T tN[K]`` (every form a
+#: temporary may take, so that a statement is never hoisted above what it reads)
+_DEFS = re.compile(r"\b(t\d+)\s*(?:\[[^\]]*\]\s*)?(?:(?:[-+*/%&|^]|<<|>>)?=(?!=)|\+\+|--)"
+                   r"|(?:\+\+|--)\s*(t\d+)\b"
+                   r"|^\s*[A-Za-z_][A-Za-z_0-9 ]*?[\s*](t\d+)\s*(?:=(?!=)|;|\[)", re.M)
 
 
 def _statements(lines: list[str]) -> list[list[str]]:
@@ -123,7 +127,7 @@ def _dependent(stmts: list[list[str]], index: tuple[str, ...]) -> list[bool]:
             if not dep[k] and tainted.intersection(_TEMP.findall(t)):
                 dep[k] = True
             if dep[k]:
-                defs = {a or b for a, b in _DEFS.findall(t)}
+                defs = {x for m in _DEFS.findall(t) for x in m if x}
                 if not defs <= tainted:
                     tainted |= defs
                     changed = True
@@ -164,8 +168,8 @@ def seg_loop_body(lines: list[str], index: tuple[str, ...], indent: str, loop: s
     dep = _dependent(stmts, index)
     out = [ln for st, d in zip(stmts, dep) if not d for ln in st]
     var = [st for st, d in zip(stmts, dep) if d]
-    invariant = {a or b for st, d in zip(stmts, dep) if not d
-                 for a, b in _DEFS.findall("\n".join(st))}
+    invariant = {x for st, d in zip(stmts, dep) if not d
+                 for m in _DEFS.findall("\n".join(st)) for x in m if x}
     cond = None
     if versions >= 2:
         for st in var:

@@ -189,3 +189,17 @@ def test_a_map_branching_on_a_segment_value_has_a_loop_per_branch():
     assert len(loops) == 2
     assert fast.index("v_src_offsets[") < loops[0]
     assert fast.index("v_src_offsets[", loops[0]) < loops[1]
+
+
+def test_every_way_of_assigning_a_temporary_keeps_its_readers_in_the_loop():
+    """A temporary written element by element in any form (``tN[k] =``, ``+=``, ``++``, a
+    pointer or array declaration) is the loop's: the statements reading it are not hoisted."""
+    for write in ("t2[0] = (int)i;", "t2 += (int)i;", "t2++; t2 = t2 + (int)i;", "++t2; t2 ^= (int)i;"):
+        decl = "int t2[1];" if "[0]" in write else "int t2 = 0;"
+        use = "int t3 = t2[0] + 1;" if "[0]" in write else "int t3 = t2 + 1;"
+        body = [decl, write, use, "int t4 = w[s];", "out0[i] = t3 + t4;"]
+        got = seg_loop_body(body, ("i",), "", LOOP)
+        assert got[0] == "int t4 = w[s];" and got[1] == LOOP, (write, got)
+        assert [ln.strip() for ln in got[2:-1]] == [decl, write, use, "out0[i] = t3 + t4;"], (write, got)
+    ptr = ["global int* t2 = w + i;", "int t3 = *t2;", "out0[i] = t3;"]
+    assert seg_loop_body(ptr, ("i",), "", LOOP)[0] == LOOP
