@@ -272,6 +272,15 @@ def _csize(t: Type) -> int:
     return {"double": 8, "long": 8, "ulong": 8, "float": 4, "int": 4, "uint": 4}.get(c, 1)
 
 
+def _segment_loop(gen: CGen, start: int, carried: tuple, loop: str, prefix: str = "  ") -> None:
+    """Replace the statements ``gen`` emitted since line ``start`` (one element's work in a loop
+    over one segment's elements, index ``i``, carrying ``carried`` from element to element) by
+    those that depend on the segment alone, then the element loop ``loop`` over the rest
+    (``cgen.seg_loop_body``; the caller guarantees the loop runs at least once)."""
+    body = seg_loop_body(gen.lines[start:], ("i",) + tuple(carried), gen.indent, loop)
+    gen.lines[start:] = [prefix + ln for ln in body]
+
+
 def _decl_acc(gen: CGen, prefix: str, types: list[Type]) -> list[str]:
     names = [f"{prefix}{j}" for j in range(len(types))]
     for n, t in zip(names, types):
@@ -344,9 +353,7 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
                 v = b.pull(gen, f, "i", below_n=True)
                 for j, e in enumerate(v.exprs):
                     gen.emit(f"out{j}[i] = {e};")
-                body_lines = seg_loop_body(gen.lines[start:], ("i",), gen.indent,
-                                           "for (; i < seg_e; i++) {")
-                gen.lines[start:] = ["  " + ln for ln in body_lines]
+                _segment_loop(gen, start, (), "for (; i < seg_e; i++) {")
             else:
                 gen.emit("NZ_FOR(i, n) {")
                 v = b.pull(gen, f, "i", below_n=True)
@@ -424,10 +431,7 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
             if not walk_own:
                 gen.emit("}")
                 return
-            start = seg_body.pop()
-            body_lines = seg_loop_body(gen.lines[start:], ("i",) + carried, gen.indent,
-                                       "for (; i < sg_e; i++) {")
-            gen.lines[start:] = ["  " + ln for ln in body_lines]
+            _segment_loop(gen, seg_body.pop(), carried, "for (; i < sg_e; i++) {")
             gen.emit("}")
 
         seg_body: list[int] = []
@@ -615,9 +619,7 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
                     for j in range(len(tau)):
                         gen.emit(f"out{j}[i] = acc{j};")
                 _assign(gen, acc, b.op(gen, soac.op, _val(acc, tau), x))
-                body_lines = seg_loop_body(gen.lines[start:], ("i",) + tuple(acc), gen.indent,
-                                           "for (long i = a; i < e; i++) {")
-                gen.lines[start:] = [ind + "  " + ln for ln in body_lines]
+                _segment_loop(gen, start, tuple(acc), "for (long i = a; i < e; i++) {", ind + "  ")
                 gen.emit(f"{ind}}}")
 
             # short segments: one work-item per segment folds (or scans) its row in one pass,
