@@ -83,8 +83,17 @@ def _mc_let(e, f):
     return e if r is e.rhs and b is e.body else ir.Let(e.vars, r, b)
 
 
-#: exact node class -> its :func:`map_children` (the same code as the general function's
-#: branch for that class, found without the chain of isinstance tests)
+def _inherited(table: dict, cls: type):
+    """The entry of ``table`` for the nearest base class of ``cls`` that has one, or None."""
+    for c in cls.__mro__[1:]:
+        h = table.get(c)
+        if h is not None:
+            return h
+    return None
+
+
+#: node class -> its :func:`map_children` (found by the exact class, without a chain of
+#: isinstance tests; a subclass uses its base's, ``_inherited``)
 _MAP_CHILDREN: dict = {
     ir.Var: _mc_leaf, ir.Const: _mc_leaf, ir.Error: _mc_leaf,
     ir.Tuple: _mc_tuple, ir.Proj: _mc_proj, ir.PrimOp: _mc_primop, ir.Length: _mc_length,
@@ -96,35 +105,12 @@ def map_children(e: ir.Exp, f: Callable[[ir.Exp], ir.Exp]) -> ir.Exp:
     """Rebuild ``e`` with ``f`` applied to its direct sub-expressions (no binder handling);
     ``e`` itself when ``f`` returns every sub-expression unchanged (the IR is immutable, so the
     rewrites that change nothing allocate nothing)."""
-    h = _MAP_CHILDREN.get(type(e))
+    h = _MAP_CHILDREN.get(type(e)) or _inherited(_MAP_CHILDREN, type(e))
     if h is not None:
         return h(e, f)
-    if isinstance(e, (ir.Var, ir.Const, ir.Error)):
-        return e
-    if isinstance(e, ir.Tuple):
-        xs = tuple(f(x) for x in e.elems)
-        return e if _same(xs, e.elems) else ir.Tuple(xs)
-    if isinstance(e, ir.Proj):
-        t = f(e.tup)
-        return e if t is e.tup else ir.Proj(t, e.index)
-    if isinstance(e, ir.PrimOp):
-        xs = tuple(f(x) for x in e.args)
-        return e if _same(xs, e.args) else dataclasses.replace(e, args=xs)
     if isinstance(e, ir.SegVec):
         sd = f(e.sd)
         return e if sd is e.sd else dataclasses.replace(e, sd=sd)
-    if isinstance(e, ir.Length):
-        v = f(e.vec)
-        return e if v is e.vec else dataclasses.replace(e, vec=v)
-    if isinstance(e, ir.Index):
-        v, i = f(e.vec), f(e.idx)
-        return e if v is e.vec and i is e.idx else dataclasses.replace(e, vec=v, idx=i)
-    if isinstance(e, ir.If):
-        c, t, x = f(e.cond), f(e.then), f(e.else_)
-        return e if c is e.cond and t is e.then and x is e.else_ else ir.If(c, t, x)
-    if isinstance(e, ir.Let):
-        r, b = f(e.rhs), f(e.body)
-        return e if r is e.rhs and b is e.body else ir.Let(e.vars, r, b)
     if isinstance(e, (ir.Run, ir.Call)) or (_EXTERN is not None and isinstance(e, _EXTERN)):
         xs = tuple(f(x) for x in e.args)
         return e if _same(xs, e.args) else dataclasses.replace(e, args=xs)
@@ -153,8 +139,8 @@ def _no_children(e) -> tuple:
     return ()
 
 
-#: exact node class -> its :func:`children` (the classes whose children are one field read
-#: directly; every other class goes through the general function below)
+#: node class -> its :func:`children` (the classes whose children are fields read directly;
+#: every other class goes through ``_children``)
 _CHILDREN: dict = {
     ir.Var: _no_children, ir.Const: _no_children, ir.Error: _no_children,
     ir.Tuple: lambda e: e.elems,
@@ -176,24 +162,12 @@ def children(e: ir.Exp) -> tuple:
 
 
 def _children(e: ir.Exp) -> tuple:
-    if isinstance(e, (ir.Var, ir.Const, ir.Error)):
-        return ()
-    if isinstance(e, ir.Tuple):
-        return e.elems
-    if isinstance(e, ir.Proj):
-        return (e.tup,)
-    if isinstance(e, ir.PrimOp):
-        return e.args
+    """:func:`children` of a node whose exact class is not in ``_CHILDREN``."""
+    h = _inherited(_CHILDREN, type(e))
+    if h is not None:
+        return h(e)
     if isinstance(e, ir.SegVec):
         return (e.sd,)
-    if isinstance(e, ir.Length):
-        return (e.vec,)
-    if isinstance(e, ir.Index):
-        return (e.vec, e.idx)
-    if isinstance(e, ir.If):
-        return (e.cond, e.then, e.else_)
-    if isinstance(e, ir.Let):
-        return (e.rhs, e.body)
     if isinstance(e, (ir.Run, ir.Call)) or (_EXTERN is not None and isinstance(e, _EXTERN)):
         return e.args
     if isinstance(e, ir.VecLit):
