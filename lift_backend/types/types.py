@@ -213,7 +213,7 @@ _SCALAR_BYTES = {"float": 4, "double": 8, "int": 4, "uint": 4, "long": 8, "bool"
 
 def _layout(t: Type) -> tuple[int, int]:
     """(size, alignment) in bytes of a memory element of type ``t`` as the device lays it out
-    (``_struct_dtype``'s rules, without numpy: the compiler does not import it)."""
+    (without numpy: the compiler does not import it)."""
     if isinstance(t, ScalarType):
         n = _SCALAR_BYTES[t.name]
         return n, n
@@ -221,13 +221,24 @@ def _layout(t: Type) -> tuple[int, int]:
         n = _SCALAR_BYTES[t.elem.name] * (4 if t.width == 3 else t.width)
         return n, n
     if isinstance(t, TupleType):
-        off, align = 0, 1
-        for e in t.elems:
-            size, al = _layout(e)
-            off = -(-off // al) * al + size
-            align = max(align, al)
-        return -(-off // align) * align, align
+        _, size, align = _struct_layout(t)
+        return size, align
     raise ValueError(f"no memory layout for {t}")
+
+
+def _struct_layout(t: TupleType) -> tuple[list, int, int]:
+    """(field offsets, size, alignment) of the OpenCL struct of ``t``: C's layout with OpenCL's
+    vector alignment -- a vector of ``n`` elements is aligned to its size, a 3-vector takes the
+    room and the alignment of a 4-vector (OpenCL C 6.1.5) -- so ``(float2, float)`` is 16 bytes,
+    its ``float`` at offset 8, as the device lays it out."""
+    offsets, off, align = [], 0, 1
+    for e in t.elems:
+        size, al = _layout(e)
+        off = -(-off // al) * al
+        offsets.append(off)
+        off += size
+        align = max(align, al)
+    return offsets, -(-off // align) * align, align
 
 
 def elem_bytes(t: Type) -> int:
@@ -249,31 +260,13 @@ def numpy_dtype(t: Type):
 
 
 def _struct_dtype(t: TupleType):
-    """(numpy dtype, alignment) of the OpenCL struct of ``t``: C's layout with OpenCL's vector
-    alignment -- a vector of ``n`` elements is aligned to its size, a 3-vector takes the room and
-    the alignment of a 4-vector (OpenCL C 6.1.5) -- so ``(float2, float)`` is 16 bytes, its
-    ``float`` at offset 8, as the device lays it out."""
+    """(numpy dtype, alignment) of the OpenCL struct of ``t`` (``_struct_layout``)."""
     import numpy as np
-    names, formats, offsets = [], [], []
-    off, align = 0, 1
-    for i, e in enumerate(t.elems):
-        if isinstance(e, VectorType):
-            el = numpy_dtype(e.elem)
-            w = 4 if e.width == 3 else e.width
-            fmt, size, al = np.dtype((el, (e.width,))), el.itemsize * w, el.itemsize * w
-        elif isinstance(e, TupleType):
-            fmt, al = _struct_dtype(e)
-            size = fmt.itemsize
-        else:
-            fmt = numpy_dtype(e)
-            size = al = fmt.itemsize
-        off = -(-off // al) * al
-        names.append(f"_{i}")
-        formats.append(fmt)
-        offsets.append(off)
-        off += size
-        align = max(align, al)
-    size = -(-off // align) * align
+    offsets, size, align = _struct_layout(t)
+    formats = [np.dtype((numpy_dtype(e.elem), (e.width,))) if isinstance(e, VectorType)
+               else _struct_dtype(e)[0] if isinstance(e, TupleType) else numpy_dtype(e)
+               for e in t.elems]
+    names = [f"_{i}" for i in range(len(t.elems))]
     return np.dtype({"names": names, "formats": formats, "offsets": offsets, "itemsize": size}), align
 
 
