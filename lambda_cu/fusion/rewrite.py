@@ -712,8 +712,7 @@ def rewrite_step(rules: tuple[Rule, ...], binds: tuple, ctx: _Ctx, memo: dict | 
     # a binding between them that can fail when either of them can (one of their checks would
     # move past its check; a hunt found a filter fused into a later reduction reporting after
     # a MAP between them)
-    fails = [soac_can_fail(b.soac) if memo is None else _memo(memo, "fail", b.soac, soac_can_fail)
-             for b in binds]
+    fails = [_memo(memo, "fail", b.soac, soac_can_fail) for b in binds]
     for r in rules:
         for x, a in enumerate(binds):
             for y in range(x + 1, len(binds)):
@@ -747,11 +746,14 @@ def candidates(kernel: ir.Kernel, rules: tuple[Rule, ...] = RULES, param_shapes=
     return tuple(out)
 
 
-def _memo(memo: dict, what: str, node, fn):
+def _memo(memo: dict | None, what: str, node, fn):
     """``fn(node)`` for an immutable IR ``node``, computed once per ``memo`` (a dict that lives
-    for one :func:`fuse_kernel` call): keyed by the node's identity, the node kept alive in the
-    entry so that its id is not reused while the memo lives.  ``fn`` is a pure function of the
-    node, so the value is the one a call would compute."""
+    for one :func:`fuse_kernel` call; None: no memo, computed now): keyed by the node's
+    identity, the node kept alive in the entry so that its id is not reused while the memo
+    lives.  ``fn`` is a pure function of the node, so the value is the one a call would
+    compute."""
+    if memo is None:
+        return fn(node)
     key = (what, id(node))
     hit = memo.get(key)
     if hit is not None:
@@ -792,11 +794,7 @@ def _normalise_sizes(binds, memo: dict | None = None) -> tuple:
 
 def _thunk_lengths(t: ir.Thunk, prod: Mapping[str, ir.Exp], memo: dict | None = None) -> ir.Thunk:
     """``#v`` inside a thunk body -> the size of v's size-preserving producer."""
-    if memo is not None:
-        if not any(n in prod for n in _memo(memo, "lengths", t.body, _length_names)):
-            return t
-    elif not any(isinstance(x, ir.Length) and isinstance(x.vec, ir.Var) and x.vec.name in prod
-                 for x in walk(t.body)):
+    if not any(n in prod for n in _memo(memo, "lengths", t.body, _length_names)):
         return t
     local = {p.name for p in t.params} | bound_names(t.body)
 
@@ -855,11 +853,10 @@ def _clean(binds, returns, absorbed: frozenset = frozenset(), keep: frozenset = 
     kept = []
     for b in reversed(binds):
         if any(v.name in live for v in b.vars) or (
-                not all(v.name in absorbed for v in b.vars) and (
-                    soac_can_fail(b.soac) if memo is None
-                    else _memo(memo, "fail", b.soac, soac_can_fail))):
+                not all(v.name in absorbed for v in b.vars) and
+                _memo(memo, "fail", b.soac, soac_can_fail)):
             kept.append(b)
-            live |= _reads(b) if memo is None else _memo(memo, "reads", b.soac, ir.soac_reads)
+            live |= _memo(memo, "reads", b.soac, ir.soac_reads)
     kept.reverse()
     return _toposort(kept)
 
