@@ -98,6 +98,11 @@ _DEFS = re.compile(r"\b(t\d+)\s*(?:\[[^\]]*\]\s*)?(?:(?:[-+*/%&|^]|<<|>>)?=(?!=)
                    r"|^\s*[A-Za-z_][A-Za-z_0-9 ]*?[\s*](t\d+)\s*(?:=(?!=)|;|\[)", re.M)
 
 
+def _defined(text: str) -> set:
+    """The temporaries that C statements ``text`` define or assign (``_DEFS``)."""
+    return {x for m in _DEFS.findall(text) for x in m if x}
+
+
 def _statements(lines: list[str]) -> list[list[str]]:
     """The statements of ``lines`` (C a CGen wrote: no braces in literals): a line at brace
     depth 0 with the lines that follow it until the braces it opens are closed."""
@@ -127,7 +132,7 @@ def _dependent(stmts: list[list[str]], index: tuple[str, ...]) -> list[bool]:
             if not dep[k] and tainted.intersection(_TEMP.findall(t)):
                 dep[k] = True
             if dep[k]:
-                defs = {x for m in _DEFS.findall(t) for x in m if x}
+                defs = _defined(t)
                 if not defs <= tainted:
                     tainted |= defs
                     changed = True
@@ -168,8 +173,7 @@ def seg_loop_body(lines: list[str], index: tuple[str, ...], indent: str, loop: s
     dep = _dependent(stmts, index)
     out = [ln for st, d in zip(stmts, dep) if not d for ln in st]
     var = [st for st, d in zip(stmts, dep) if d]
-    invariant = {x for st, d in zip(stmts, dep) if not d
-                 for m in _DEFS.findall("\n".join(st)) for x in m if x}
+    invariant = {x for st, d in zip(stmts, dep) if not d for x in _defined("\n".join(st))}
     cond = None
     if versions >= 2:
         for st in var:
