@@ -107,11 +107,16 @@ earlier SOAC of the kernel left on the device (a ``devscalar`` context parameter
 parameter ``d: [t]1`` read as ``arrayAccess(d, 0)``: a constant index its length admits, read
 without a check.
 
+An index computed with a checked primitive (``xs[mod(i - 1, n)]``) is a user function returning
+the index and its flags, bound before the read, ``(\\r -> ... arrayAccess(w, failIf(r._1,
+r._0)) ...)(toPrivate(uf_i0)(...))``; a path condition computed with one is computed silently
+(the result's user function reports it: see ``value_function``).  A REDUCE's or SCAN's chunks
+(and a SCAN's last pass) reading the segment ids a CPU walks read the id vector, which the
+runner computes for them (``LiftMap.ids``), as a MAP's computed subscripts of ids do.
+
 What is not yet a Lift program (the hand-written phase runs): thunks that read lengths as values,
-segment ids a CPU walks (but a segmented reduction's or scan's own and a MAP's of one
-descriptor at its index, above), or an index or
-condition with a failing primitive.  An index that uses ``let``
-variables of the thunk is computed with those ``let``s (their right-hand sides, C arithmetic of
+segment ids a CPU walks in a segmented SOAC other than its own descriptor's.  An index that
+uses ``let`` variables of the thunk is computed with those ``let``s (their right-hand sides, C arithmetic of
 values already read, run again in the index's user function; the subscripts among them are
 read once, above).  λcu ``bool`` is Lift's ``bool`` (a ``uchar`` in C); λcu ``char`` (codes
 0..255) is Lift's ``char``, read through ``uchar`` in the user function.
@@ -228,8 +233,9 @@ INDEX = ""
 POSITIONS = "%pos"
 
 #: the most ``arrayAccess`` calls a lifted MAP may have: its distinct reads (each read once,
-#: into a private value where several functions use it)
-MAX_ACCESSES = 24
+#: into a private value where several functions use it, so the program grows linearly with
+#: them; an n-way NESL branch over segments reads about 4n: bfs_levels' 11-way one 45)
+MAX_ACCESSES = 64
 
 
 @dataclass(frozen=True)
@@ -249,14 +255,19 @@ class _FlagGen(CGen):
     Lift program reports it with ``failIf`` and the site's code in the SOAC (``codes``: the
     hand-written phase's ``Sites.memo``; a site it does not number refuses the MAP)."""
 
-    def __init__(self, *args, codes: Optional[dict] = None, origins: Optional[dict] = None, **kw) -> None:
+    def __init__(self, *args, codes: Optional[dict] = None, origins: Optional[dict] = None,
+                 silent: bool = False, **kw) -> None:
         super().__init__(*args, **kw)
         self.codes = codes
         self.origins = origins or {}
         self.flags: list = []          # (C flag name, code), one per failing site
+        #: a failing site reports nothing (a path condition's: see ``lift_map.value_function``)
+        self.silent = silent
 
     def site(self, key: object, loc, message: str) -> int:
         n = super().site(key, loc, message)
+        if self.silent:
+            return -1
         if self.codes is None:
             return n
         if not isinstance(key, str):
@@ -268,6 +279,8 @@ class _FlagGen(CGen):
         return len(self.flags) - 1
 
     def err(self, site: int) -> str:
+        if self.silent:
+            return ""
         if self.codes is None:
             return super().err(site)
         return f"{self.flags[site][0]} = 1;"
@@ -601,11 +614,12 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
         elif p.kind in ("veclen", "sdlen"):
             where.setdefault(key, [None, None])[1] = j
 
-    # a plain MAP reads walked segment ids (those a CPU's hand-written phases compute by walking
-    # the offsets) other than its rows' own from their id vector, which the runner computes for
-    # its Lift kernel (``LiftMap.ids``); the other programs built here do not
-    plain_map = isinstance(soac, ir.Map) and permute is None and filter_write is None and \
-        not scan_phase and not carry_phase and order_key is None
+    # a plain MAP, and a REDUCE's or SCAN's chunks and a SCAN's last pass, read walked segment
+    # ids (those a CPU's hand-written phases compute by walking the offsets; a MAP: other than
+    # its rows' own) from their id vector, which the runner computes for its Lift kernels
+    # (``LiftMap.ids``); the other programs built here do not
+    plain_map = isinstance(soac, (ir.Map, ir.Reduce, ir.Scan)) and permute is None and \
+        filter_write is None and not carry_phase and order_key is None
     ids_read: set = set()
 
     def vec_types(key: str):
@@ -742,12 +756,16 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
         cn = f"a{k}"
         value_of[at.var] = (cn, t, _lift_scalar(buf), c_value(cn, buf, t))
 
-    def user_function(name: str, e: ir.Exp, kinds: tuple, several: bool = False):
+    def user_function(name: str, e: ir.Exp, kinds: tuple, several: bool = False,
+                      flagged: bool = False, silent: bool = False):
         """``e`` as a user function of the values it reads (in ``value_of``'s order) and the
         scalars: (function, the λcu variables it reads, its λcu result types, the codes of its
         failing sites), or None; with ``several``, a value of several components is returned as
         a Lift tuple, followed by one ``bool`` flag per failing site (a checked division, ...):
-        set where the thunk's path fails there (see :class:`_FlagGen`)."""
+        set where the thunk's path fails there (see :class:`_FlagGen`); with ``flagged``, one
+        component and its flags (an index computed with a checked primitive); with
+        ``silent``, a failing primitive computes a value (a zero divisor taken as 1) and
+        reports nothing."""
         fv = ir.free_vars(e)
         # a subscript equal to an earlier one is that one's value: one parameter for both
         reps = {alias.get(v, v) for v in fv}
@@ -763,13 +781,14 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
                 env[v] = env[alias[v]]
         uparams += [(cn, lt) for cn, _, lt in scal]
         own = Sites()
-        gen = _FlagGen({}, own, indent="  ", codes=sites.memo if (several and sites is not None) else None,
-                       origins=origins)
+        gen = _FlagGen({}, own, indent="  ",
+                       codes=sites.memo if ((several or flagged) and sites is not None) else None,
+                       origins=origins, silent=silent)
         try:
             out = gen.apply(ir.Thunk((), e), [], env)
         except (LowerError, _NotElementwise):
             return None
-        if (own.table and not gen.flags) or gen.state or not out.types \
+        if (own.table and not gen.flags and not silent) or gen.state or not out.types \
                 or (len(out.types) > 1 and not several) or not all(isinstance(t, kinds) for t in out.types):
             return None
         rts = [_lift_scalar(t) for t in out.types] + ["bool"] * len(gen.flags)
@@ -829,7 +848,18 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
     def value_function(name: str, e: ir.Exp, kind: type):
         """How the value ``e`` of λcu type ``kind`` is computed in the map's function: a value
         read or a scalar parameter as it is (``("var",)``), else a user function
-        (``("uf", (function, its reads, type))``); None where it cannot be."""
+        (``("uf", (function, its reads, type, codes))``); None where it cannot be.
+
+        An index (``kind`` int) computed with a checked primitive (``xs[mod(i - 1, n)]``) is a
+        user function returning the index and a flag per failing site (``codes``), which
+        ``failIf`` reports before the read (:func:`with_reads`); in a branch, only where the
+        branch's path condition holds (``arrayAccessIf`` neither reads nor checks anything
+        elsewhere, its index's ``failIf`` included).  A path condition (``kind`` bool) computed
+        with a checked primitive computes it silently (a zero divisor taken as 1): the
+        condition is one of the thunk's ``if``s, which the result's user function evaluates on
+        the thunk's path and reports with its site's code, numbered before those of the
+        subscripts in its branches, so whatever a wrong condition lets the kernel read, the
+        least code reported (the one the runner raises) is that primitive's."""
         if isinstance(e, ir.Var) and e.name in value_of:
             return ("var",) if isinstance(value_of[e.name][1], kind) else None
         if isinstance(e, ir.Var):           # a scalar parameter
@@ -837,6 +867,10 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
                 return None
             return ("var",)
         u = user_function(name, e, (kind,))
+        if u is None and kind is IntT and sites is not None:
+            u = user_function(name, e, (kind,), flagged=True)
+        elif u is None and kind is BoolT and sites is not None:
+            u = user_function(name, e, (kind,), silent=True)
         return None if u is None else ("uf", u)
 
     index_funs, guard_funs = [], []
@@ -866,7 +900,10 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
             count(u, at.idx)
             if g is not None:
                 count(g, at.guard)
-    inline = {v for v, n in nuse.items() if n == 1}
+    # a subscript whose index reports a failing primitive is read where its index is bound
+    # (with_reads), never inline
+    flagged = {k for k, u in enumerate(index_funs) if u[0] == "uf" and u[1][3]}
+    inline = {v for v, n in nuse.items() if n == 1} - {ats[k].var for k in flagged}
 
     N = size_var("N")
     PV = size_var("P")          # a REDUCE's number of chunks
@@ -915,6 +952,7 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
               if name != segid]
         row_id = [None]         # the segment id of the row being folded (a SEG_REDUCE's, ...)
         bound: dict = {}        # a subscript's variable -> the lambda parameter holding its value
+        bound_ix: dict = {}     # a flagged index's subscript -> its checked index (with_reads)
         host_at: dict = {}                  # a host scalar's first position among the scalars
         pos = 0
         for name in sorted(host):
@@ -947,7 +985,7 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
 
         def access(k: int, elem_expr):
             at = ats[k]
-            ix = computed(index_funs[k], at.idx, elem_expr)
+            ix = bound_ix[k] if k in bound_ix else computed(index_funs[k], at.idx, elem_expr)
             if at.guard is None:
                 return FunCall(At(codes[k]), (vparams[at.vec], ix))
             g = computed(guard_funs[k], at.guard, elem_expr)
@@ -965,6 +1003,22 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
                 if j == len(order):
                     return inner()
                 k = order[j]
+                if k in flagged and k not in bound_ix:
+                    # the index and its failure flags, bound first: the read's index is
+                    # failIf(flag, ... r._0) (each flag reported with its site's code)
+                    uf, used, _, codes_k = index_funs[k][1]
+                    call = FunCall(toPrivate(uf), tuple(value(v, elem_expr) for v in used) + tuple(ss))
+
+                    def with_index(r):
+                        ix = FunCall(Get(0), (r,))
+                        for m, code in reversed(list(enumerate(codes_k))):
+                            ix = FunCall(FailIf(code), (FunCall(Get(1 + m), (r,)), ix))
+                        bound_ix[k] = ix
+                        try:
+                            return go(j)
+                        finally:
+                            del bound_ix[k]
+                    return FunCall(lam(with_index, [f"r{k}"]), (call,))
                 uses[0] += 1
                 read = FunCall(toPrivate(read_uf(k)), (access(k, elem_expr),))
 

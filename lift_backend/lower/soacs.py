@@ -160,7 +160,7 @@ class Context:
         """After the phases are generated: the descriptors whose id vector none of them reads
         (every read was a walk) need no ids from the runner (``ids_unread``); those read only
         by the chunked strategy's phases need none for the rows plan (``ids_unread_rows``).
-        ``lift_ids``: the descriptors whose id vector a MAP's Lift kernel reads (``LiftMap.ids``;
+        ``lift_ids``: the descriptors whose id vector a Lift kernel of the SOAC reads (``LiftMap.ids``;
         its parameters are named otherwise)."""
         names = {key[:-len(".ids")] for key in self.walks}
         if self.walk_ids:
@@ -997,7 +997,11 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
     else:
         raise LowerError(f"{soac.NAME} has no OpenCL lowering")
 
-    ctx.settle_walks(b.phases, info["lift"].ids if isinstance(soac, ir.Map) and "lift" in info else ())
+    # the descriptors whose id vector a Lift MAP, or a REDUCE's or SCAN's Lift chunks or last
+    # pass, read (lift_map.py: the hand-written phases walk the offsets)
+    lift_ids = {sd for key in ("lift", "lift_scan") if key in info
+                and isinstance(soac, (ir.Map, ir.Reduce, ir.Scan)) for sd in info[key].ids}
+    ctx.settle_walks(b.phases, tuple(sorted(lift_ids)))
     return LoweredSoac(soac, kind, ctx, sites, b.phases, tuple(out_types), tuple(tau), info)
 
 
