@@ -288,6 +288,9 @@ class OpenCLRunner:
         gm = int(device.global_mem_size)
         self._pool = _BufferPool(gm // 4 if not device.type & cl.device_type.CPU
                                  else min(gm // 8, 1 << 30))
+        from pyopencl.tools import ImmediateAllocator, MemoryPool
+        #: temporaries' memory (``_alloc`` without an owner or a size class)
+        self._tmp_pool = MemoryPool(ImmediateAllocator(self.queue))
         #: on a CPU device the buffers are this process's memory: under an address-space limit
         #: (``ulimit -v``) a large allocation is checked against it first, because PoCL aborts
         #: the process when its own allocation fails (a hostile-input hunt)
@@ -326,19 +329,28 @@ class OpenCLRunner:
             raise MemoryError(f"a buffer of {size} bytes (the device allocates at most "
                               f"{self._max_alloc})")
         buf = self._pool.take(cls) if cls else None
+        if buf is None and owner is None and not cls and size <= self._max_alloc // 2:
+            # a temporary (chunk results, counts, ...): from pyopencl's memory pool, to which it
+            # returns when its last reference dies (the runner's one in-order queue orders every
+            # later use of the memory after the commands that used it): no allocation and no
+            # release per SOAC (a GPU driver's release of a buffer may wait for its kernels)
+            self._check_address_space(size)
+            try:
+                buf = self._tmp_pool.allocate(size)
+            except cl.MemoryError:
+                self._drain()
+                try:
+                    buf = self._tmp_pool.allocate(size)
+                except cl.MemoryError as e:
+                    raise MemoryError(str(e)) from None
         if buf is None:
             want = cls or size
-            if self._as_limit is not None and want >= _CHECKED_ALLOC and \
-                    _address_space_used() + 2 * want > self._as_limit:
-                self._pool.drain()
-                if _address_space_used() + 2 * want > self._as_limit:
-                    raise MemoryError(f"a buffer of {size} bytes (the process's address space "
-                                      f"is limited to {self._as_limit} bytes)")
+            self._check_address_space(want)
             try:
                 buf = cl.Buffer(self.ctx, cl.mem_flags.READ_WRITE, want)
             except cl.MemoryError:
-                # the pool's buffers may be what the device lacks: without them, once more
-                self._pool.drain()
+                # the pools' buffers may be what the device lacks: without them, once more
+                self._drain()
                 try:
                     buf = cl.Buffer(self.ctx, cl.mem_flags.READ_WRITE, want)
                 except cl.MemoryError as e:          # the driver's allocation failure
@@ -349,6 +361,22 @@ class OpenCLRunner:
         if owner is None:
             self._temps += size
         return buf
+
+    def _drain(self) -> None:
+        """Give the pools' free buffers back to the device."""
+        self._pool.drain()
+        self._tmp_pool.free_held()
+
+    def _check_address_space(self, want: int) -> None:
+        """On a CPU device under an address-space limit, refuse (MemoryError) an allocation of
+        ``want`` bytes that could exceed it, the pools drained first (PoCL aborts the process
+        when its own allocation fails)."""
+        if self._as_limit is not None and want >= _CHECKED_ALLOC and \
+                _address_space_used() + 2 * want > self._as_limit:
+            self._drain()
+            if _address_space_used() + 2 * want > self._as_limit:
+                raise MemoryError(f"a buffer of {want} bytes (the process's address space "
+                                  f"is limited to {self._as_limit} bytes)")
 
     def _own(self, owner: Any, nbytes: int, cls: int = 0) -> None:
         size = max(int(nbytes), 8)

@@ -997,10 +997,11 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
     else:
         raise LowerError(f"{soac.NAME} has no OpenCL lowering")
 
-    # the descriptors whose id vector a Lift MAP, or a REDUCE's or SCAN's Lift chunks or last
-    # pass, read (lift_map.py: the hand-written phases walk the offsets)
-    lift_ids = {sd for key in ("lift", "lift_scan") if key in info
-                and isinstance(soac, (ir.Map, ir.Reduce, ir.Scan)) for sd in info[key].ids}
+    # the descriptors whose id vector one of the SOAC's Lift programs reads (lift_map.py's
+    # LiftMap.ids: a MAP's, a REDUCE's or SCAN's chunks or last pass, a FILTER's count, ...;
+    # the hand-written phases walk the offsets)
+    lift_ids = {sd for v in info.values() if isinstance(getattr(v, "ids", None), tuple)
+                for sd in v.ids}
     ctx.settle_walks(b.phases, tuple(sorted(lift_ids)))
     return LoweredSoac(soac, kind, ctx, sites, b.phases, tuple(out_types), tuple(tau), info)
 

@@ -105,3 +105,35 @@ qs({rem(i * 31, 97) : i in [0:300]});
         got = io.StringIO()
         driver.run_lcu(c, prog, got, runner=driver.make_runner("opencl"))
         assert got.getvalue() == want.getvalue()
+
+
+def test_temporaries_come_from_a_pool_and_go_back_to_it(r, monkeypatch):
+    """A SOAC's temporaries (chunk results, counts) are taken from pyopencl's memory pool and
+    return to it when they die: a second run of the same program creates no buffer for them, and
+    none stays in use after the run."""
+    import io
+
+    from nessie import driver
+    c = driver.compile_source("v = {rem(i * 7919, 1000) : i in [0:100000]};\n"
+                              "sum(v);\n{x in v | x > 500};\n#{x in v | x < 3};\n", "t.nesl")
+    fused = driver.fuse(driver.flatten(c))[0]
+    base = r._tmp_pool.active_blocks            # the runner's error buffer
+    first = io.StringIO()
+    driver.run_lcu(c, fused, first, runner=r)
+    gc.collect()
+    assert r._tmp_pool.held_blocks > 0 and r._tmp_pool.active_blocks == base
+    real = r.cl.Buffer
+    made = []
+
+    def counting(*a, **kw):
+        made.append(a[2] if len(a) > 2 else kw)
+        return real(*a, **kw)
+    monkeypatch.setattr(r.cl, "Buffer", counting)
+    held = r._tmp_pool.held_blocks
+    second = io.StringIO()
+    driver.run_lcu(c, fused, second, runner=r)
+    gc.collect()
+    assert second.getvalue() == first.getvalue()
+    assert r._tmp_pool.active_blocks == base and r._tmp_pool.held_blocks == held
+    # the vectors' buffers come from the vector pool, the temporaries' from the memory pool
+    assert made == [], made

@@ -126,14 +126,22 @@ def _lifted(prog) -> bool:
     return any("lift" in ls.info for _, soacs in lower_program(prog).kernels for ls in soacs)
 
 
+_OTHERS: list = []
+
+
 def _check_lift(prog, ks, xs, expect_error):
-    """The kernel on the numpy runner and on the OpenCL runner (CPU plan): the same result or
-    located error, and the Lift kernel is what ran."""
+    """The kernel on the numpy runner and on the OpenCL runners (the CPU plan's, and the GPU
+    strategy's on the same device): the same result or located error, and on the CPU plan the
+    Lift kernel is what ran."""
     import numpy as np
+    from lift_backend.lower.runner import OpenCLRunner
     from .ocl_helpers import check
     r = cpu_plan_runner()
+    if not _OTHERS:
+        _OTHERS.append(OpenCLRunner(r.device, strategy="gpu"))
     assert _lifted(prog)
-    check(prog, [r], np.asarray(ks, np.int32), np.asarray(xs, np.int32), expect_error=expect_error)
+    check(prog, [r] + _OTHERS, np.asarray(ks, np.int32), np.asarray(xs, np.int32),
+          expect_error=expect_error)
     r._collect_events()
     assert any(k.endswith("_lift") for k in r.stats.by_kernel), r.stats.by_kernel
 
