@@ -14,8 +14,8 @@ that is
 
 (``uf`` the thunk and the predicate as one user function returning ``0L`` or ``1L``).  It
 qualifies where that REDUCE does: the thunk and the predicate read their vectors at the
-element's index or at computed indices and have no checked primitive (a fold has nowhere to
-carry a failure flag); the runner launches it where the template ``count`` phase ran and the
+element's index or at computed indices (a checked primitive's flags are reported by ``failIf``
+in the fold's step); the runner launches it where the template ``count`` phase ran and the
 inputs fit (``OpenCLRunner._lift_fits``).
 
 The write phase is ``filterSeq`` over the same chunks, each compacting its elements to its row

@@ -62,10 +62,12 @@ the map's index has the map's length, and that length and those of the vectors r
 indices are at most ``INT_MAX`` (Lift's kernels index with ``int``), the map's at least 1;
 otherwise it launches the checked hand-written ``map`` phase of the same SOAC.
 
-A REDUCE whose thunk qualifies (one result component, no checked primitive) and whose operator
-is a primitive with ``init`` its identity gets its chunk pass as a Lift program: balanced chunks
-``partition(P, \\c -> (c + 1) * N / P - c * N / P)`` of the zipped inputs, each folded by
-``reduceSeq(\\acc t -> op(acc, f(t)), init)`` (see :func:`_is_identity`, :func:`_reduce_functions`).
+A REDUCE whose thunk qualifies and whose operator is a primitive with ``init`` its identity gets
+its chunk pass as a Lift program: balanced chunks ``partition(P, \\c -> (c + 1) * N / P - c * N /
+P)`` of the zipped inputs, each folded by ``reduceSeq(\\acc t -> op(acc, f(t)), init)`` (see
+:func:`_is_identity`, :func:`_reduce_functions`); a thunk with a checked primitive returns its
+flags with its value, bound in the step, ``\\acc t -> op(acc, (\\r -> uf_out(failIf(r._1,
+r._0)))(toPrivate(uf)(t...)))``, as a MAP's result is.
 
 A SEG_REDUCE or SEG_SCAN with such a thunk and operator (any ``init``: each segment starts from
 it once) gets its rows plan, one work-item a segment, over ``splitOffsets(offs, zip(...))``, the
@@ -274,7 +276,13 @@ class _FlagGen(CGen):
             key = self.origins.get(id(key), (key,))[0]
         code = self.codes.get((key if isinstance(key, str) else id(key), loc, message))
         if code is None:
-            raise _NotElementwise
+            # a node rebuilt outside this module (a FILTER's predicate composed with its thunk,
+            # lift_filter.count_reduce): the hand-written phase's site of the same location and
+            # message, where it numbered exactly one
+            same = [c for (_, l2, m2), c in self.codes.items() if l2 == loc and m2 == message]
+            if len(same) != 1:
+                raise _NotElementwise
+            code, = same
         self.flags.append((f"nzf{len(self.flags)}", code))
         return len(self.flags) - 1
 
@@ -486,19 +494,26 @@ def _reduce_functions(kname: str, soac: ir.Reduce, main, scal: list, scal_env: d
     ``op(acc, x, scalars...)`` (no failing site; on a Lift tuple where the thunk has several
     components), its ``init`` (a user function of the scalars) and the copy of a chunk's result
     to the output (this kernel's own ``id``: the kernels of one λcu kernel build as one OpenCL
-    program).  The thunk must have no failing primitive (a reduction's element has no flag to
-    carry)."""
+    program).  A thunk with a failing primitive returns its flags with its value, reported by
+    ``failIf`` in the fold's step (``main_value``'s ``checked_result``).
+
+    With ``need_identity`` (a REDUCE's or SCAN's chunks, folded from ``init`` and combined by the
+    carry phase, which applies ``init`` again) and an ``init`` that is not the operator's
+    identity (``max_index``'s ``(-inf, -1)`` with an operator preferring the left argument when
+    the right's index is negative), the chunks fold from their first element instead: the
+    accumulator is the value and a ``started`` flag, ``op1(a, x) = a.started ? (op(a.value, x),
+    true) : (x, true)`` from ``(0, false)``, and the copy to the output drops the flag -- the
+    template chunks' own fold.  Every chunk has an element (the runner's ``P`` is at most ``n``)."""
     from ..ir.builders import userfun
     from ..types import ScalarType, TupleType, c_type_name
     ts = list(main[2])
     k = len(ts)
-    if main[3] or not ts or len(soac.init_exps) != k:
+    if not ts or len(soac.init_exps) != k:
         return None
     flat_params = [c for p in soac.op.params for c in comps(p.ty)]
     if flat_params != ts + ts:
         return None
-    if need_identity and not _is_identity_of_components(soac.op, tuple(soac.init_exps), ts):
-        return None
+    first = need_identity and not _is_identity_of_components(soac.op, tuple(soac.init_exps), ts)
     lts = [_lift_scalar(t) for t in ts]
     if None in lts:
         return None
@@ -531,7 +546,29 @@ def _reduce_functions(kname: str, soac: ir.Reduce, main, scal: list, scal_env: d
     if init is None or init[1] or init[3] or list(init[2]) != ts:
         return None
     id_uf = userfun(f"uf_{kname}_id", [("x", st)], st, "\n  return x;\n")
-    return op_uf, init[0], id_uf
+    if not first:
+        return op_uf, init[0], id_uf
+    # the chunks fold from their first element: (value..., started)
+    at = TupleType(tuple(ScalarType(lt) for lt in lts) + (ScalarType("bool"),))
+    an = c_type_name(at)
+    if k == 1:
+        accs, xs = [_c_value("acc._0", ts[0])], ["x"]
+    else:
+        accs = [_c_value(f"acc._{j}", t) for j, t in enumerate(ts)]
+        xs = [f"x._{j}" for j in range(k)]
+    gen = CGen({}, Sites(), indent="  ")
+    out = gen.apply(soac.op, [Val(accs, ts, ts[0] if k == 1 else None),
+                              Val([_c_value(x, t) for x, t in zip(xs, ts)], ts, ts[0] if k == 1 else None)],
+                    dict(scal_env))
+    src = "\n".join(gen.lines + [f"  if (!acc._{k}) return ({an}){{{', '.join(xs)}, 1}};",
+                                 f"  return ({an}){{{', '.join(out.exprs)}, 1}};"])
+    sparams = [(cn, ScalarType(l)) for cn, _, l in scal]
+    op1 = userfun(f"uf_{kname}_op1", [("acc", at), ("x", st)] + sparams, at, "\n" + src + "\n")
+    init1 = userfun(f"uf_{kname}_init1", sparams, at,
+                    f"\n  return ({an}){{{', '.join(['0'] * (k + 1))}}};\n")
+    value = "x._0" if k == 1 else f"({c_type_name(st)}){{{', '.join(f'x._{j}' for j in range(k))}}}"
+    id1 = userfun(f"uf_{kname}_id1", [("x", at)], st, f"\n  return {value};\n")
+    return op1, init1, id1
 
 
 def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] = None,
@@ -630,6 +667,8 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
             # a segment-descriptor field (an int buffer); segment ids a CPU computes by
             # walking the offsets exist as a buffer only where the runner computes them
             if key in ctx.walks:
+                if carry_phase:         # the carry phase reads the chunk results alone
+                    return IntT(32), segtypes[key]
                 if not plain_map:
                     return None
                 ids_read.add(key[:-len(".ids")])
@@ -829,9 +868,12 @@ def lift_map(kname: str, soac: ir.Map, tenv: dict, ctx, sites: Optional[Sites] =
             return None
     reduce_parts = None
     if isinstance(soac, (ir.Reduce, ir.Scan, ir.SegReduce, ir.SegScan)):
-        # a segment folds (or scans) from init once: any init serves a segmented SOAC's rows
+        # a segment folds (or scans) from init once: any init serves a segmented SOAC's rows,
+        # as it does the carry phase and a SCAN's last pass (from each chunk's carry-in); a
+        # REDUCE's or SCAN's chunks fold from init where it is the operator's identity, else from
+        # their first element (``first``)
         reduce_parts = _reduce_functions(ukname, soac, main, scal, scal_env, user_function,
-                                         need_identity=not (soac.SEGMENTED or carry_phase))
+                                         need_identity=not (soac.SEGMENTED or carry_phase or scan_phase))
         if reduce_parts is None:
             return None
     pack = None

@@ -26,8 +26,8 @@ i = var("i")
 
 
 def combos():
-    """A float sum (identity init), a float sum from 0.5 (not an identity: the chunks are the
-    hand-written phase, the carry the Lift program), an int max from 7, an int sum scaled by a
+    """A float sum (identity init), a float sum from 0.5 (not an identity: the Lift chunks fold
+    from their first element, the carry applies 0.5 once), an int max from 7, an int sum scaled by a
     host scalar, an exclusive int scan from 3 and a float scan from 0.0."""
     xs, ps, k = var("xs"), var("ps"), var("k")
     fsum = Reduce(th(("i", INT), Index(xs, i)), (const(0.0),), op2("add", FLOAT), length("xs"))
@@ -48,8 +48,9 @@ def test_the_carry_phases_are_lift_programs():
     prog = combos()
     lowered = lower_kernel(prog.kernels[0])
     assert all("lift_carry" in ls.info for ls in lowered)
-    # init 0.5 is no identity of +: the chunk phase stays hand-written, the carry does not
-    assert ["lift" in ls.info for ls in lowered] == [True, False, False, True, False, True]
+    # init 0.5 (and 7, 3) is no identity: the chunks fold from their first element, also Lift
+    assert all("lift" in ls.info for ls in lowered)
+    assert ["_init1" in ls.info["lift"].text() for ls in lowered] == [False, True, True, False, True, False]
     text = print_lift(prog)
     for ls in lowered:
         lc = ls.info["lift_carry"]

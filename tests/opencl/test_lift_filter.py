@@ -85,10 +85,11 @@ def test_filters_are_lift_programs():
     assert "arrayAccess(" not in flags["lift_write"].text()
 
 
-def test_filters_that_are_not_lift_programs():
+def test_filters_whose_write_phase_is_the_template():
     xs = var("xs")
     # a predicate with a checked primitive (rem by a variable; by a nonzero constant it cannot
-    # fail): no Lift phase
+    # fail): the count is a Lift program (failIf in its fold reports the site), the write phase
+    # the template
     rem = Filter(th(("i", INT), Index(xs, i)),
                  th(("x", INT), prim("eq", prim("rem", x, var("m"), loc=L("r:1:1")), const(0))), length("xs"))
     # a computed value: the count is a Lift program, the write phase the template
@@ -96,11 +97,16 @@ def test_filters_that_are_not_lift_programs():
                    length("xs"))
     prog = Program((kernel("K", [("xs", VecT(INT)), ("m", INT)], [("a", rem), ("b", twice)], ["a", "b"]),))
     a, b = lowered(prog)
-    assert not {"lift_count", "lift_write"} & set(a.info)
+    assert "lift_count" in a.info and "lift_write" not in a.info
+    assert "failIf(" in a.info["lift_count"].text()
     assert "lift_count" in b.info and "lift_write" not in b.info
     rng = np.random.default_rng(2)
     for n in (0, 1, 4097):
         check(prog, [OpenCLRunner()], rng.integers(-5, 5, n).astype(np.int32), np.int32(2), expect_error=False)
+        if n:
+            got = check(prog, [OpenCLRunner()], rng.integers(-5, 5, n).astype(np.int32), np.int32(0),
+                        expect_error=True)
+            assert got[0] == L("r:1:1")
 
 
 def _inputs(rng, n, keep="some"):

@@ -84,29 +84,36 @@ def test_a_gpu_strides_over_the_chunks():
             x.info["lift"].kernel.source
 
 
-def test_reductions_that_are_not_lift_programs():
+def test_reductions_once_left_to_the_template_are_lift_programs():
+    """A pair with a component-wise operator from (0, 0) (no identity of max/min), a fold whose
+    element can fail (a division: failIf in the fold's step reports it), a scan from 7, sums
+    from 5 and 0.5 and a max from 0: each a Lift program now, folding its chunks from their
+    first element where init is no identity; the failure is the division's located message."""
     xs, ps = var("xs"), var("ps")
-    # a pair (a max with its index): two components
     pair_op = th((("a", INT), ("b", INT), ("c", INT), ("d", INT)),
                  Tuple((prim("max", var("a"), var("c")), prim("min", var("b"), var("d")))))
     pair = Reduce(th(("i", INT), Tuple((Index(ps, i), i))), (const(0), const(0)), pair_op, length("ps"))
-    # an element that can fail (a division: its flag has nowhere to go in a fold)
     div = Reduce(th(("i", INT), prim("div", const(100), Index(ps, i), loc=L("r:9:1"))), (const(0),),
                  op2("add", INT), length("ps"))
     scan = Scan(th(("i", INT), Index(ps, i)), (const(7),), op2("add", INT), length("ps"))
-    # an init that is not the operator's identity: λcu applies it once, a chunk fold from it
-    # would count it once per chunk
     off = Reduce(th(("i", INT), Index(ps, i)), (const(5),), op2("add", INT), length("ps"))
     half = Reduce(th(("i", INT), Index(xs, i)), (const(0.5),), op2("add", FLOAT), length("xs"))
     low = Reduce(th(("i", INT), Index(ps, i)), (const(0),), op2("max", INT), length("ps"))
     prog = Program((kernel("K", [("xs", VecT(FLOAT)), ("ps", VecT(INT))],
                            [(("p0", "p1"), pair), ("d", div), ("s", scan), ("o", off), ("h", half),
                             ("m", low)], ["p0", "d", "s", "o", "h", "m"]),))
-    assert lifted(prog) == []
+    ls = lifted(prog)
+    assert [x.soac.NAME for x in ls] == ["REDUCE", "REDUCE", "SCAN", "REDUCE", "REDUCE", "REDUCE"]
+    assert ["_init1" in x.info["lift"].text() for x in ls] == [True, False, True, True, True, True]
+    assert "failIf(" in ls[1].info["lift"].text()
     rng = np.random.default_rng(1)
     for n in (1, 2049, 6149):
-        check(prog, [OpenCLRunner()], rng.standard_normal(n), rng.integers(-9, 0, n).astype(np.int32),
-              expect_error=False, rtol=FLOAT_SUM_RTOL)
+        check(prog, [OpenCLRunner(), cpu_plan_runner()], rng.standard_normal(n),
+              rng.integers(-9, 0, n).astype(np.int32), expect_error=False, rtol=FLOAT_SUM_RTOL)
+        p = rng.integers(-9, 0, n).astype(np.int32)
+        p[n // 2] = 0
+        assert check(prog, [OpenCLRunner(), cpu_plan_runner()], rng.standard_normal(n), p,
+                     expect_error=True)[0] == L("r:9:1")
 
 
 def test_signed_zeros_sum_as_the_numpy_runner_does(runners):

@@ -90,10 +90,11 @@ def test_seg_filters_are_lift_programs(strategy):
             compile_program(parse(lm.text()).program(lm.name), **launch)
 
 
-def test_a_checked_predicate_has_template_phases_only():
-    """A predicate with a checked primitive (rem by a variable): no count (a fold has nowhere
-    to carry a failure) and so no write phase; the per-segment counts are a Lift program all the
-    same (they read ``pre``, which the template write phase records).  The same predicate by a
+def test_a_checked_predicate_has_a_template_write_phase():
+    """A predicate with a checked primitive (rem by a variable): the count is a Lift program
+    (failIf in its fold reports the site), the write phase and its ``pre`` the template; the
+    per-segment counts are a Lift program all the same (they read ``pre``, which the template
+    write phase records).  The same predicate by a
     constant (it cannot fail) is Lift's whole."""
     ys, m = var("ys"), var("m")
 
@@ -103,8 +104,9 @@ def test_a_checked_predicate_has_template_phases_only():
     prog = Program((kernel("R", PS + [("m", INT)], [(["a", "s"], by(m))], ["a", "s"]),
                     kernel("C", PS + [("m", INT)], [(["a", "s"], by(const(2)))], ["a", "s"])))
     r, c = (lower_kernel(k, strategy="cpu")[0] for k in prog.kernels)
-    assert not {"lift_count", "lift_write", "lift_pre"} & set(r.info)
-    assert "lift_segcounts" in r.info
+    assert not {"lift_write", "lift_pre"} & set(r.info)
+    assert {"lift_count", "lift_segcounts"} <= set(r.info)
+    assert "failIf(" in r.info["lift_count"].text()
     assert {"lift_count", "lift_write", "lift_pre", "lift_segcounts"} <= set(c.info)
     rng = np.random.default_rng(3)
     for lengths in ([], [0], [3, 0, 5], [4097, 0, 2]):
