@@ -1312,10 +1312,22 @@ def _select_any(fl, e: T.Call, argv, env: dict, ctx: Optional[Ctx]):
 
 def apply(fl, e: T.Call, argv, env: dict, ctx: Optional[Ctx]):
     if ctx is not None and e.name not in _PER_INSTANCE and is_uniform(argv):
-        # the same argument for every instance: applied once, on the host (a uniform result;
-        # the context is not empty when this runs) -- so ``rand(100)`` draws one number, as
-        # on the original (see nessie/interp/vector.py, which the interpreter follows)
-        ctx = None
+        # the same argument for every instance: applied once, on the host (a uniform result)
+        # -- so ``rand(100)`` draws one number, as on the original (see nessie/interp/vector.py,
+        # which the interpreter follows).  The context must not be empty when this runs: its
+        # kernel runs are recorded (``hoisted_runs``) so that the code of the context is
+        # guarded by its size where one of them can fail (``[1, 2] <- [(7, 1)]`` in an
+        # apply-to-each over nothing, or in a branch no instance takes, fails nowhere)
+        blk = fl.b._blocks[-1]
+        start = len(blk)
+        v = _apply_or_host(fl, e, argv, env, None)
+        fl.hoisted_runs.update(p.name for bd in blk[start:] if isinstance(bd.rhs, ir.Run)
+                               for p in bd.params)
+        return v
+    return _apply_or_host(fl, e, argv, env, ctx)
+
+
+def _apply_or_host(fl, e: T.Call, argv, env: dict, ctx: Optional[Ctx]):
     try:
         return _apply(fl, e, argv, env, ctx)
     except R.FlattenUnsupported:

@@ -45,6 +45,8 @@ from nessie.types import types as nt
 
 from . import reps as R
 from .builder import Builder, thunk
+from lambda_cu.fusion.exprs import kernel_can_fail
+
 from .hoist import hoist_call
 from .values import (L, U, Ctx, is_uniform, materialise, pair, reindex_env, split_pair,
                      uniform_rep)
@@ -99,6 +101,10 @@ class Flattener:
         self.pure_funs = self._pure_functions()
         self.globals: dict[str, U] = {}
         self._hoists = 0                  # names of the variables hoist_call introduces
+        #: the variables bound by the kernel runs of builtins applied once on the host for a
+        #: context (their arguments uniform): a run that can fail is no longer harmless on an
+        #: empty context (``_safe_on_empty``), its data not being the context's
+        self.hoisted_runs: set[str] = set()
         self.functions: dict[str, ir.Function] = {}
         self._in_progress: set[str] = set()
         self.externs: dict = {}
@@ -730,6 +736,10 @@ class Flattener:
             if isinstance(rhs, ir.Run):
                 k = kernels[rhs.kernel]
                 if any(isinstance(kb.soac, ir.Once) for kb in k.binds):
+                    return False
+                if any(p.name in self.hoisted_runs for p in bd.params) and kernel_can_fail(k):
+                    # a builtin's kernel over uniform data (``[1, 2] <- [(7, 1)]`` in a
+                    # context): its size is not the context's, so it fails on an empty one
                     return False
             elif isinstance(rhs, ir.PrimOp):
                 if _located(rhs):

@@ -22,6 +22,27 @@ def fixed(name: str, src: str, reason: str):
 
 
 KNOWN = [
+    # ------------------------------------------- builtins applied once for a context
+    fixed("write-uniform-in-empty-context", "{[1, 2] <- [(7, 1)] : x in [] int};\n",
+        "a builtin whose arguments are the same for every instance runs once on the host; a "
+        "write out of bounds then failed for an apply-to-each over nothing (interp: [])"),
+    fixed("write-uniform-in-untaken-branch",
+        "function upd(tbl, k, flag) = if flag then tbl <- [(k, 0)] else tbl;\n"
+        "{upd([1, 2], 7, b) : b in [F, F]};\n{upd([1, 2], 1, b) : b in [F, T]};\n"
+        "{upd([1, 2], 7, b) : b in [F, T]};\n",
+        "the same write in a branch no instance takes failed; where one instance takes it, it "
+        "writes (or fails) as on the interpreter"),
+    fixed("get-uniform-in-untaken-branch",
+        "function look(tbl, ks, flag) = if flag then tbl -> ks else tbl;\n"
+        "{look([1, 2], [7], b) : b in [F, F]};\n{look([1, 2], [1, 0], b) : b in [T, F]};\n",
+        "tbl -> ks (a gather) with uniform arguments in an untaken branch failed"),
+    fixed("uniform-builtins-in-filtered-context",
+        "s = [1, 2];\n{s <- [(7, 1)] : x in [5] | x > 10};\n{get(s, [9]) : x in [] int};\n"
+        "{write([[1], [2]], [(7, [3])]) : x in [] int};\n"
+        "{{[1, 2] <- [(7, 1)] : x in [0:n]} : n in [0, 0]};\n"
+        "{if x > 100 then [1, 2] <- [(-1, 1)] else [x] : x in [1]};\n",
+        "the same with a top-level sequence, a filter keeping nothing, nested values, a nested "
+        "empty context and a conditional"),
     # ---------------------------------------------------------------- flattener crashes
     fixed("eql-on-tuples", "eql((1, 2), (1, 2));\n",
         "flatten: eql on tuple values crashes (AttributeError: 'Scalar' object has no attribute "
