@@ -94,7 +94,9 @@ values computed when the module was loaded (so it needs ``run_toplevel=True``).
 """
 from __future__ import annotations
 
+import contextlib
 import re
+import threading
 
 import io
 import os
@@ -136,6 +138,7 @@ def load(source: Any, *, backend: str = "auto", fuse: Optional[bool] = None, int
     and results are converted."""
     _check_options("load", backend=backend, fuse=fuse, int64=int64,
                    run_toplevel=run_toplevel, filename=filename, device=device, results=results)
+    _check_stdout(stdout)
     if isinstance(source, os.PathLike) or (
             isinstance(source, str) and "\n" not in source and ";" not in source
             and (os.path.exists(source) or source.endswith(".nesl"))):
@@ -152,6 +155,18 @@ def load(source: Any, *, backend: str = "auto", fuse: Optional[bool] = None, int
                         f"{type(source).__name__}")
     return Module(text, name, backend=backend, fuse=fuse, int64=int64,
                   run_toplevel=run_toplevel, stdout=stdout, device=device, results=results)
+
+
+def _check_stdout(stdout: Any) -> None:
+    """``stdout`` is None or a text stream (checked before anything is compiled)."""
+    if stdout is None:
+        return
+    if not callable(getattr(stdout, "write", None)):
+        raise TypeError(f"stdout must be a text stream with a write method (io.StringIO(), "
+                        f"sys.stdout, an open text file), not {type(stdout).__name__}")
+    if isinstance(stdout, (io.RawIOBase, io.BufferedIOBase)):
+        raise TypeError(f"stdout must be a text stream, not the binary {type(stdout).__name__} "
+                        f"(io.TextIOWrapper(...) makes one)")
 
 
 def _read_program(path: str) -> str:
@@ -409,6 +424,7 @@ class Module:
         _check_options("Module", backend=backend, fuse=fuse, int64=int64,
                        run_toplevel=run_toplevel, filename=filename, device=device,
                        results=results)
+        _check_stdout(stdout)
         self.results = results
         self._auto = backend == "auto" and device is None
         if backend == "auto":
@@ -421,6 +437,10 @@ class Module:
         self.device = device
         self.fuse = (backend != "interp") if fuse is None else bool(fuse)
         self._runner_obj = None
+        #: calls from several threads take turns: a module's runner, interpreter and caches
+        #: are one state (and OpenCL runners of one device share a queue and kernels: their
+        #: context's lock is held too, ``_call``)
+        self._lock = threading.RLock()
         self.filename = filename
         self.int_bits = 64 if int64 else 32
         self._stdout = stdout
@@ -448,19 +468,24 @@ class Module:
         self.values: dict = {}
         self.launches = None
         self._ran = run_toplevel
-        if backend == "interp":
-            self._sourced(lambda: self._setup_interp(run_toplevel))
-        else:
-            for it in self.typed.items:
-                if isinstance(it, (T.FunDef, T.DataDef)):
-                    self._mono.add(it)
-            if run_toplevel:
-                try:
-                    self._sourced(self._run_lcu_toplevel)
-                except _unsupported() as e:
-                    if not self._auto:
-                        raise
-                    self._fall_back_to_interp(e)
+        try:
+            if backend == "interp":
+                self._sourced(lambda: self._setup_interp(run_toplevel))
+            else:
+                for it in self.typed.items:
+                    if isinstance(it, (T.FunDef, T.DataDef)):
+                        self._mono.add(it)
+                if run_toplevel:
+                    try:
+                        self._sourced(self._run_lcu_toplevel)
+                    except _unsupported() as e:
+                        if not self._auto:
+                            raise
+                        self._fall_back_to_interp(e)
+        finally:
+            # the top level's printed lines (up to a runtime error's) go to ``stdout`` too
+            if stdout is not None and self.output:
+                stdout.write(self.output)
 
     def _fall_back_to_interp(self, why: Exception) -> None:
         """``backend="auto"`` on a program (or a function instance) beyond the flattener's
@@ -745,7 +770,11 @@ class Module:
         from nessie.limits import OUT_OF_MEMORY, RECURSION_TOO_DEEP
         fail = None
         try:
-            return self._call_on_backend(fn, fun, ground, args, fmt)
+            with self._lock:
+                runner = self._runner() if self.backend != "interp" else None
+                device = getattr(getattr(runner, "c", None), "lock", None)
+                with device if device is not None else contextlib.nullcontext():
+                    return self._call_on_backend(fn, fun, ground, args, fmt)
         except MemoryError:
             fail = OUT_OF_MEMORY          # raised below, once the partial values are freed
         except RecursionError:

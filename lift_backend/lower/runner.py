@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import time
 import weakref
 from dataclasses import dataclass, field
@@ -156,6 +157,10 @@ class _Context:
                                f"are doubles")
         self.ctx = cl.Context([device])
         self.queue = cl.CommandQueue(self.ctx)
+        #: held by a caller for a whole program call on a runner of this context: the runners
+        #: share its queue and its ``cl.Kernel`` objects, whose arguments are set per launch
+        #: (``nessie.api`` calls from several threads take turns)
+        self.lock = threading.RLock()
         self._profiling_queue = None
         #: id(kernel) -> (kernel, the scalar argument types pyopencl was told): one table for
         #: every runner of the context, as they share its kernels (``OpenCLRunner.launch``)
@@ -222,6 +227,7 @@ class _Kernels:
 
 
 _CONTEXTS: dict[Any, _Context] = {}
+_CONTEXTS_LOCK = threading.Lock()
 
 
 def get_context(device, strategy: str = "") -> _Context:
@@ -229,12 +235,13 @@ def get_context(device, strategy: str = "") -> _Context:
     ``NESSIE_OPENCL_STRATEGY``), one per process: contexts are expensive to make."""
     strategy = strategy or os.environ.get("NESSIE_OPENCL_STRATEGY", "")
     key = (device.int_ptr, strategy)
-    c = _CONTEXTS.get(key)
-    if c is None:
-        if not _CONTEXTS:
-            import atexit
-            atexit.register(_finish_all)
-        c = _CONTEXTS[key] = _Context(device, strategy)
+    with _CONTEXTS_LOCK:
+        c = _CONTEXTS.get(key)
+        if c is None:
+            if not _CONTEXTS:
+                import atexit
+                atexit.register(_finish_all)
+            c = _CONTEXTS[key] = _Context(device, strategy)
     return c
 
 

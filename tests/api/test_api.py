@@ -169,7 +169,28 @@ def test_program_output_goes_to_stdout(backend):
     buf = io.StringIO()
     m = load(SRC, backend=backend, stdout=buf)
     assert m.shout("hey") == 3
-    assert buf.getvalue() == "hey!"
+    assert buf.getvalue() == m.output + "hey!"     # the top level's lines first
+
+
+def test_top_level_output_goes_to_stdout_too(backend):
+    """The top level's printed lines go to ``stdout`` as well as to ``m.output`` -- up to a
+    runtime error's, once, before the calls' own output."""
+    buf = io.StringIO()
+    m = load('x = 1 + 2;\nprint_string("hi");\nfunction pr(s) = print_string(s);', backend=backend,
+             stdout=buf)
+    m.pr("yo")
+    assert m.output == "x = 3 : int\nhi\nit = T : bool\npr = fn : [char] -> bool\n"
+    assert buf.getvalue() == m.output + "yo"
+    buf = io.StringIO()
+    with pytest.raises(RuntimeNeslError):
+        load('x = 1 + 2;\ny = [1][5];\nz = 3;', backend=backend, stdout=buf)
+    assert buf.getvalue() == "x = 3 : int\n"
+
+
+@pytest.mark.parametrize("bad", [5, io.BytesIO(), "out.txt"])
+def test_stdout_must_be_a_text_stream(bad):
+    with pytest.raises(TypeError, match="stdout must be a text stream"):
+        load("x = 1;", stdout=bad)
 
 
 def test_int_width(backend):

@@ -57,3 +57,30 @@ def test_runtime_error_is_located():
 def test_device_only_with_opencl():
     with pytest.raises(ValueError):
         api.load(str(EX / "dotp.nesl"), backend="lcu", device="cpu")
+
+
+def test_calls_from_several_threads_take_turns():
+    """Runners of one device share its queue and kernels (whose arguments are set per launch):
+    calls of two modules from eight threads, on cold kernels, each get their own right result
+    (before: wrong sorts, spurious out-of-bounds errors, an internal IndexError or a hang)."""
+    import threading
+    m0 = api.load("function idt(x) : [int] -> [int] = x;", backend="opencl")
+    assert list(m0.idt([1, 2])) == [1, 2]
+    m = api.load(str(ROOT / "nesl_examples" / "quicksort.nesl"), backend="opencl", run_toplevel=False)
+    rng = np.random.default_rng(1)
+    ins = [rng.integers(-1000, 1000, 3000 + 7 * i).astype(np.int32) for i in range(8)]
+    got: dict = {}
+
+    def work(i):
+        try:
+            got[i] = (m.qsort(ins[i]) if i % 2 else m0.idt(ins[i])).tolist()
+        except Exception as e:  # noqa: BLE001 - reported below
+            got[i] = repr(e)
+    ts = [threading.Thread(target=work, args=(i,)) for i in range(8)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join(120)
+    assert not any(t.is_alive() for t in ts)
+    for i in range(8):
+        assert got[i] == (np.sort(ins[i]) if i % 2 else ins[i]).tolist(), (i, str(got[i])[:200])
