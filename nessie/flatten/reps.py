@@ -61,8 +61,10 @@ class Tup:
 Rep = Union[Scalar, Vec, Seg, Tup]
 
 
-class FlattenUnsupported(Exception):
-    """A construct the flattener does not handle (reported to the user, never silently wrong)."""
+class FlattenUnsupported(NotImplementedError):
+    """A construct the flattener does not handle (reported to the user, never silently wrong;
+    to the Python API's caller who asked for ``backend="lcu"`` or ``"opencl"``, a
+    ``NotImplementedError`` whose message names the construct and ``backend="interp"``)."""
 
 
 # ----------------------------------------------------------------------------- NESL types

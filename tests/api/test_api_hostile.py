@@ -238,3 +238,12 @@ def test_a_character_beyond_latin1_is_named():
                                              rf"codes 0\.\.255"):
             m.slen(s)
     assert m.slen("\xe9t\xe9") == 3
+
+
+def test_beyond_the_flattener_is_not_implemented_error():
+    """A program the flattening backends do not cover, asked for explicitly, raises a
+    ``NotImplementedError`` naming the construct (``backend="auto"`` falls back to the
+    interpreter with a warning instead)."""
+    src = "datatype tree(int, [tree]);\nfunction mk(n) : int -> tree = tree(n, [] tree);\n"
+    with pytest.raises(NotImplementedError, match="recursive datatype tree"):
+        nessie.load(src, backend="lcu")
