@@ -320,8 +320,20 @@ class Segmented:
     def __len__(self) -> int:
         return int(self.lengths.shape[0])
 
-    def __getitem__(self, i: int) -> Any:
+    def __getitem__(self, i: Any) -> Any:
         n = len(self)
+        if isinstance(i, slice):
+            # a slice of segments: a Segmented over the same values (consecutive segments:
+            # their offsets, a step of 1 only)
+            start, stop, step = i.indices(n)
+            if step != 1:
+                raise ValueError(f"Segmented: a slice of segments takes step 1, not {step} "
+                                 "(slice s.to_list() for other steps)")
+            stop = max(stop, start)
+            return Segmented(self.values, offsets=self.offsets[start:stop + 1])
+        if isinstance(i, (bool, np.bool_)) or not isinstance(i, (int, np.integer)):
+            raise TypeError(f"Segmented indices are integers or slices, not {type(i).__name__}")
+        i = int(i)
         if not -n <= i < n:
             raise IndexError(f"segment {i} of {n}")
         i %= n

@@ -526,3 +526,18 @@ def test_compiled_backends_get_flat_vectors_without_copies():
     assert not cols.flags.writeable and A.indices.flags.writeable
     assert np.allclose(f(A, v), A @ v)
     assert A.indices.flags.writeable                   # the caller's arrays are untouched
+
+
+def test_segmented_indexing_and_slices():
+    from nessie.convert import Segmented
+    s = Segmented(np.arange(6), lengths=[1, 2, 0, 3])
+    assert s[1].tolist() == [1, 2] and s[-1].tolist() == [3, 4, 5]
+    assert s[1:3].to_list() == [[1, 2], []] and s[3:1].to_list() == [] and len(s[2:]) == 2
+    assert s[np.int64(0)].tolist() == [0]
+    for bad in ("a", 1.5, True, None):
+        with pytest.raises(TypeError, match="integers or slices"):
+            s[bad]
+    with pytest.raises(ValueError, match="step 1"):
+        s[::2]
+    with pytest.raises(IndexError, match="segment 4 of 4"):
+        s[4]
