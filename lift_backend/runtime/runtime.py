@@ -697,7 +697,7 @@ def _check_offsets(oc, offs: np.ndarray, env) -> None:
             bad = (offs.size - 1, f"offsets[{offs.size - 1}] = {int(offs[-1])} is beyond the data's length {n}")
     if bad is not None:
         raise LiftRuntimeError(f"index out of bounds in splitOffsets: the offsets {oc.param} must be "
-                               f"non-decreasing from 0 to at most {n}; {bad[1]}", oc.span)
+                               f"non-decreasing, between 0 and {n}; {bad[1]}", oc.span)
 
 
 def _check_scatters(kernel: CompiledKernel, env) -> None:

@@ -84,7 +84,11 @@ class Lexer:
         while i < len(src):
             ch = src[i]
             if src.startswith("//", i):
+                # to the end of the line; a backslash before the newline continues the comment
+                # on the next line (C's line splicing)
                 j = src.find("\n", i)
+                while j > 0 and src[j - 1 - (src[j - 1] == "\r")] == "\\":
+                    j = src.find("\n", j + 1)
                 i = len(src) if j < 0 else j
                 continue
             if src.startswith("/*", i):
@@ -97,6 +101,14 @@ class Lexer:
                     j += 2 if src[j] == "\\" else 1
                 i = j + 1
                 continue
+            if ch == "#":
+                # a preprocessor directive would apply to the rest of the generated kernel
+                # (``#define get_global_size(d) 100`` rewrote its loops)
+                line, col = self.linecol(i)
+                raise LiftSyntaxError("a user function body is C statements: preprocessor "
+                                      "directives and '#' are not allowed in it (they would "
+                                      "change the generated kernel's own code)",
+                                      Span(line, col, self.file))
             if ch == "{":
                 depth += 1
             elif ch == "}":

@@ -142,7 +142,7 @@ def test_split_offsets_given_by_the_host_are_checked_before_the_launch(capsys, t
                      "--out", str(tmp_path / "o.npy"))
     assert rc == 1
     assert err.splitlines()[0] == (f"{f}:3:67: error: index out of bounds in splitOffsets: the offsets offs "
-                                   f"must be non-decreasing from 0 to at most 4; {detail}")
+                                   f"must be non-decreasing, between 0 and 4; {detail}")
     assert "lift_check" not in source(SPLIT, "seg")   # checked by the host: no device check
 
 
