@@ -434,3 +434,41 @@ def test_small_models_enumerated_match_cbc(g):
     assert c.status == "optimal" and e.objective == c.objective
     if len(an.candidates) <= old:
         assert s.clusters == e.clusters
+
+
+def _greedy_checking_everything(g):
+    """The greedy clustering as first written: every trial schedule checked whole."""
+    from lambda_cu.fusion.ilp import analyse
+    an = analyse(g)
+    groups: list = []
+    for step, v in enumerate(an.order):
+        later = [[n] for n in an.order[step + 1:]]
+        options = [(-sum(an.candidates[pair(u, v)] for u in gr), k) for k, gr in enumerate(groups)
+                   if all(pair(u, v) in an.candidates for u in gr)]
+        for _, k in sorted(options):
+            trial = [list(gr) for gr in groups]
+            trial[k].append(v)
+            ordered = _order_clusters(an, trial + later, {})
+            if ordered is not None and not check_schedule(g, ordered, an):
+                groups = trial
+                break
+        else:
+            groups.append([v])
+    return _order_clusters(an, groups, {})
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(random_graphs())
+def test_greedy_checks_only_the_grown_cluster_and_decides_the_same(g):
+    """greedy_clusters checks the cluster a node joins, not the whole schedule (the others are
+    unchanged and legal, and an ordering exists): the clusters are the same as with every
+    trial checked whole."""
+    from lambda_cu.fusion.ilp import greedy_clusters
+    assert greedy_clusters(g) == _greedy_checking_everything(g)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_greedy_decides_the_same_on_dense_graphs(seed):
+    from lambda_cu.fusion.ilp import greedy_clusters
+    d = _dense_random_graph(25, seed)
+    assert greedy_clusters(d) == _greedy_checking_everything(d)
