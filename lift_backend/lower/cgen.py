@@ -683,6 +683,11 @@ class CGen:
                 return f"nz_f{op}({a[0]}, {a[1]})"
             cmp = "<" if op == "min" else ">"
             return f"({a[0]} {cmp} {a[1]} ? {a[0]} : {a[1]})"
+        if op in ("eq", "ne") and is_float and e.args[0] == e.args[1]:
+            # x != x: NESL's NaN test (max_index, min_index).  As a comparison PoCL's compiler
+            # made max_index's fold 20x slower (57 ms for 10^6 doubles; a sum: 3 ms); isnan is
+            # the same test (IEEE, no fast math) at the sum's speed
+            return f"(uchar)({'' if op == 'ne' else '!'}isnan({a[0]}))"
         if op in ("eq", "ne", "lt", "le", "gt", "ge"):
             sym = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}[op]
             return f"(uchar)({a[0]} {sym} {a[1]})"
