@@ -275,6 +275,30 @@ def nesl_outputs(src: str, name: str, runner: Any = None) -> tuple:
     return c, lcu, ocl
 
 
+def outputs_with_errors(src: str, name: str = "prog.nesl") -> tuple:
+    """(interpreter, numpy runner, OpenCL runner) outputs of the NESL source ``src`` (fused),
+    each followed by the located error it stopped with, and the OpenCL runner (a CPU-plan
+    runner, :func:`cpu_plan_runner`)."""
+    import io
+    from nessie import driver
+    from nessie.diagnostics import RuntimeNeslError
+    c = driver.compile_source(src, name)
+    fused = driver.fuse(driver.flatten(c))[0]
+    r = cpu_plan_runner()
+
+    def run(fn):
+        buf = io.StringIO()
+        try:
+            fn(buf)
+        except RuntimeNeslError as e:
+            buf.write(f"error: {e}\n")
+        return buf.getvalue()
+    interp = run(lambda o: driver.run_interp(c, o))
+    lcu = run(lambda o: driver.run_lcu(c, fused, o))
+    ocl = run(lambda o: driver.run_lcu(c, fused, o, runner=r))
+    return interp, lcu, ocl, r
+
+
 def interp_output(c: Any) -> str:
     """What the reference interpreter prints for the compiled NESL program ``c``."""
     import io

@@ -130,21 +130,7 @@ function big(xs) = {x in xs | 100 / x > 3};
     ("#big({i - 1500 : i in [0:3000]});", True),
 ])
 def test_nesl_programs_print_what_the_interpreter_prints(tail, fails):
-    import io
-    from nessie import driver
-    from nessie.diagnostics import RuntimeNeslError
-    from .ocl_helpers import interp_output
-    c = driver.compile_source(NESL + tail + "\n", "fold.nesl")
-    fused = driver.fuse(driver.flatten(c))[0]
-
-    def run(fn):
-        buf = io.StringIO()
-        try:
-            fn(buf)
-        except RuntimeNeslError as e:
-            buf.write(f"error: {e}\n")
-        return buf.getvalue()
-    want = run(lambda o: driver.run_interp(c, o))
-    got = run(lambda o: driver.run_lcu(c, fused, o, runner=cpu_plan_runner()))
+    from .ocl_helpers import outputs_with_errors
+    want, _, got, _ = outputs_with_errors(NESL + tail + "\n", "fold.nesl")
     assert got == want
     assert ("error:" in want) == fails

@@ -6,33 +6,13 @@ only where the branch's (lazily evaluated) path condition holds.  Results and lo
 equal the reference interpreter's and the numpy runner's, and the Lift kernel is what ran."""
 import pytest
 
-from nessie.diagnostics import RuntimeNeslError
-
-from .ocl_helpers import cpu_plan_runner, interp_output
+from .ocl_helpers import cpu_plan_runner, outputs_with_errors
 
 pytestmark = pytest.mark.opencl
 
 
 def _outputs(src: str):
-    """(interpreter, numpy runner, OpenCL runner) outputs of ``src``, each followed by the
-    located error it stopped with, and the OpenCL runner."""
-    import io
-    from nessie import driver
-    c = driver.compile_source(src, "ix.nesl")
-    fused = driver.fuse(driver.flatten(c))[0]
-    r = cpu_plan_runner()
-
-    def run(fn):
-        buf = io.StringIO()
-        try:
-            fn(buf)
-        except RuntimeNeslError as e:
-            buf.write(f"error: {e}\n")
-        return buf.getvalue()
-    interp = run(lambda o: driver.run_interp(c, o))
-    lcu = run(lambda o: driver.run_lcu(c, fused, o))
-    ocl = run(lambda o: driver.run_lcu(c, fused, o, runner=r))
-    return interp, lcu, ocl, r
+    return outputs_with_errors(src, "ix.nesl")
 
 
 def _lift_ran(r) -> bool:
