@@ -548,22 +548,17 @@ def _reduce_functions(kname: str, soac: ir.Reduce, main, scal: list, scal_env: d
     id_uf = userfun(f"uf_{kname}_id", [("x", st)], st, "\n  return x;\n")
     if not first:
         return op_uf, init[0], id_uf
-    # the chunks fold from their first element: (value..., started)
+    # the chunks fold from their first element: (value..., started); the step is the operator's
+    # code above (gen), on the value part of the accumulator ``sacc`` declared as its ``acc``
     at = TupleType(tuple(ScalarType(lt) for lt in lts) + (ScalarType("bool"),))
     an = c_type_name(at)
-    if k == 1:
-        accs, xs = [_c_value("acc._0", ts[0])], ["x"]
-    else:
-        accs = [_c_value(f"acc._{j}", t) for j, t in enumerate(ts)]
-        xs = [f"x._{j}" for j in range(k)]
-    gen = CGen({}, Sites(), indent="  ")
-    out = gen.apply(soac.op, [Val(accs, ts, ts[0] if k == 1 else None),
-                              Val([_c_value(x, t) for x, t in zip(xs, ts)], ts, ts[0] if k == 1 else None)],
-                    dict(scal_env))
-    src = "\n".join(gen.lines + [f"  if (!acc._{k}) return ({an}){{{', '.join(xs)}, 1}};",
-                                 f"  return ({an}){{{', '.join(out.exprs)}, 1}};"])
+    xs = ["x"] if k == 1 else [f"x._{j}" for j in range(k)]
+    acc = "sacc._0" if k == 1 else f"({c_type_name(st)}){{{', '.join(f'sacc._{j}' for j in range(k))}}}"
+    src = "\n".join([f"  {c_type_name(st)} acc = {acc};"] + gen.lines +
+                    [f"  if (!sacc._{k}) return ({an}){{{', '.join(xs)}, 1}};",
+                     f"  return ({an}){{{', '.join(out.exprs)}, 1}};"])
     sparams = [(cn, ScalarType(l)) for cn, _, l in scal]
-    op1 = userfun(f"uf_{kname}_op1", [("acc", at), ("x", st)] + sparams, at, "\n" + src + "\n")
+    op1 = userfun(f"uf_{kname}_op1", [("sacc", at), ("x", st)] + sparams, at, "\n" + src + "\n")
     init1 = userfun(f"uf_{kname}_init1", sparams, at,
                     f"\n  return ({an}){{{', '.join(['0'] * (k + 1))}}};\n")
     value = "x._0" if k == 1 else f"({c_type_name(st)}){{{', '.join(f'x._{j}' for j in range(k))}}}"
