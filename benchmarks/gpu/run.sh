@@ -40,7 +40,9 @@ fi
 if [[ " $STEPS " == *" tests "* ]]; then
   # test_out_of_memory limits the address space of a CPU (PoCL) device's process: there is no
   # CPU OpenCL device on the GPU machine (it runs in CI)
-  python3 -m pytest -q -p no:cacheprovider --maxfail=15 tests/differential/test_diff_opencl.py \
+  # one process per two cores (pytest-xdist, carried in .whl/ too), each with its own context
+  XDIST=$(python3 -c "import xdist" 2>/dev/null && echo "-n $(( $(nproc) / 2 > 8 ? 8 : $(nproc) / 2 ))")
+  python3 -m pytest -q -p no:cacheprovider $XDIST --maxfail=15 tests/differential/test_diff_opencl.py \
     tests/opencl tests/api/test_api_opencl.py tests/lift/test_array_access.py \
     tests/differential/test_int_wrap_edges.py --deselect tests/opencl/test_out_of_memory.py 2>&1 | tail -30 | tee "$OUT/tests.txt" || status=1
 fi

@@ -170,9 +170,81 @@ def _size_to_cpu(r, e: ir.Exp):
     return None
 
 
+def _size_only_param(kernel: ir.Kernel, pname: str) -> bool:
+    """Whether the single SOAC of ``kernel`` uses its parameter ``pname`` only in its
+    (unsegmented) iteration size."""
+    if len(kernel.binds) != 1:
+        return False
+    s = kernel.binds[0].soac
+    if s.SEGMENTED or not hasattr(s, "size") or pname not in ir.free_vars(s.size):
+        return False
+    if any(pname in {u.name for u in t.using} for t in s.thunks()):
+        return False
+    if any(pname in ir.free_vars(e) for e in s.init_exps):
+        return False
+    return not (isinstance(s, ir.Scatter) and pname in {v.name for v in s.dsts})
+
+
+def _filter_length_args(pdg: RegionPDG) -> tuple[tuple, dict]:
+    """A CPU binding ``n = #F`` of a FILTER's result ``F`` read only as the iteration size of
+    later kernel runs: those runs get ``#F`` as their argument instead (and the binding becomes
+    dead), so that the CPU does not need the filter's result to launch them and a consumer MAP
+    may fuse with the filter (FILTER-MAP).  Returns the bindings and the names replaced (each
+    by its ``#F``)."""
+    filt = {name for r in pdg.runs.values() if r.soac is not None and r.kind == "FILTER"
+            for name in r.outputs[:1]}
+    if not filt:
+        return pdg.binds, {}
+    cand: dict[str, ir.Length] = {}
+    for k, b in enumerate(pdg.binds):
+        if k in pdg.runs or len(b.params) != 1:
+            continue
+        rhs = b.rhs
+        if isinstance(rhs, ir.Length) and isinstance(rhs.vec, ir.Var) and rhs.vec.name in filt \
+                and rhs.ity == IntT(32):
+            cand[b.params[0].name] = rhs
+    if not cand:
+        return pdg.binds, {}
+    uses: dict[str, list] = {n: [] for n in cand}
+    bad = set(ir.free_vars(pdg.result) & set(cand)) if pdg.result is not None else set()
+    for k, b in enumerate(pdg.binds):
+        fv = ir.free_vars(b.rhs) & set(cand)
+        if not fv:
+            continue
+        r = pdg.runs.get(k)
+        if r is None or r.soac is None:
+            bad |= fv
+            continue
+        for n in fv:
+            params = [p for p, a in r.args.items() if isinstance(a, ir.Var) and a.name == n]
+            if len(params) != sum(1 for a in r.args.values() if n in ir.free_vars(a)) \
+                    or not all(_size_only_param(r.kernel, p) for p in params):
+                bad.add(n)
+            else:
+                uses[n].append(k)
+    sub = {n: e for n, e in cand.items() if n not in bad and uses[n]}
+    if not sub:
+        return pdg.binds, {}
+    out = []
+    for k, b in enumerate(pdg.binds):
+        if k not in pdg.runs and len(b.params) == 1 and b.params[0].name in sub:
+            continue            # ``n = #F``: every use now reads ``#F`` (it cannot fail)
+        if k in pdg.runs and ir.free_vars(b.rhs) & set(sub):
+            run = b.rhs
+            args = tuple(sub[a.name] if isinstance(a, ir.Var) and a.name in sub else a for a in run.args)
+            out.append(ir.Bind(b.params, dataclasses.replace(run, args=args)))
+        else:
+            out.append(b)
+    return tuple(out), sub
+
+
 def _normalise_lengths(pdg: RegionPDG) -> tuple:
     """CPU ``#x`` of a size-preserving kernel result -> the producer's size expression, so that
-    the CPU does not need the vector itself (it may be fused away)."""
+    the CPU does not need the vector itself (it may be fused away); a filter's length read only
+    as kernel sizes is passed to those kernels (:func:`_filter_length_args`)."""
+    binds, sub = _filter_length_args(pdg)
+    if binds is not pdg.binds:
+        pdg = dataclasses.replace(pdg, binds=binds)
     lens: dict[str, ir.Exp] = {}
     for r in pdg.runs.values():
         if r.soac is None or r.kind not in SIZE_PRESERVING or r.soac.SEGMENTED:
@@ -180,6 +252,8 @@ def _normalise_lengths(pdg: RegionPDG) -> tuple:
         e = _size_to_cpu(r, r.soac.size)
         if e is None:
             continue
+        if isinstance(e, ir.Var) and e.name in sub:
+            e = sub[e.name]             # (its binding is gone: the run reads ``#F``)
         for name, t in zip(r.outputs, r.kernel.results):
             if isinstance(t, VecT):
                 lens[name] = e

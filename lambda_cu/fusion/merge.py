@@ -19,7 +19,7 @@ from typing import Iterable, Mapping, Sequence
 
 from .. import ir
 from ..types import SegDesT, VecT
-from .exprs import NameSupply, bound_names, rename_exp, rename_kernel_vars
+from .exprs import NameSupply, bound_names, rename_exp, rename_kernel_vars, subst
 from .pdg import RegionPDG
 from .shapes import Shape
 
@@ -64,10 +64,16 @@ def merge_cluster(pdg: RegionPDG, members: Sequence[int], live: Iterable[str],
     for r in runs:
         k = r.kernel
         ren: dict[str, str] = {}
+        sizes: dict[str, ir.Exp] = {}    # a size parameter -> #(an earlier member's result)
         for p in k.params:
             arg = r.args[p.name]
             if isinstance(arg, ir.Var) and arg.name in out_var:
                 ren[p.name] = out_var[arg.name]
+                continue
+            if isinstance(arg, ir.Length) and isinstance(arg.vec, ir.Var) and arg.vec.name in out_var:
+                # ``#F`` of a filter's result as a size (pdg: only the SOAC's size reads it)
+                ren[p.name] = supply.fresh(p.name)
+                sizes[ren[p.name]] = dataclasses.replace(arg, vec=ir.Var(out_var[arg.vec.name]))
                 continue
             if arg not in ext:
                 base = arg.name if isinstance(arg, ir.Var) else p.name
@@ -77,7 +83,10 @@ def merge_cluster(pdg: RegionPDG, members: Sequence[int], live: Iterable[str],
             for v in b.vars:
                 ren[v.name] = supply.fresh(v.name)
         for b in k.binds:
-            binds.append(ir.KBind(tuple(ir.Var(ren[v.name]) for v in b.vars), _rename_soac(b.soac, ren)))
+            soac = _rename_soac(b.soac, ren)
+            if sizes:
+                soac = dataclasses.replace(soac, size=subst(soac.size, sizes))
+            binds.append(ir.KBind(tuple(ir.Var(ren[v.name]) for v in b.vars), soac))
         for j, (cpu, ret) in enumerate(zip(r.outputs, k.returns)):
             out_var[cpu] = ren[ret.name]
             if cpu in live:

@@ -16,7 +16,7 @@ equal lengths; no decision depends on printed IR.
 
 Edges are classified by the fusion rules (see :func:`classify_edge`):
   fusible          MAP -> any SOAC with a pull thunk (read as ``A[i]`` in index thunks only),
-                   PERMUTE -> PERMUTE, FILTER -> REDUCE, FILTER -> FILTER, REDUCE -> ONCE,
+                   PERMUTE -> PERMUTE, FILTER -> REDUCE, FILTER -> FILTER, FILTER -> MAP, REDUCE -> ONCE,
                    SEG_FILTER -> SEG_REDUCE over the filter's descriptor;
                    segmented consumers (SEG_REDUCE, SEG_SCAN) take MAP producers through their
                    pull thunk when the MAP iterates over the descriptor's elements.
@@ -137,6 +137,12 @@ def _param_use(soac: ir.Soac, pname: str) -> str:
     return "index"
 
 
+def _size_only(soac: ir.Soac, pname: str) -> bool:
+    """Whether ``soac`` uses kernel variable ``pname`` only in its unsegmented size."""
+    return not soac.SEGMENTED and _param_use(soac, pname) == "index" \
+        and not any(pname in {u.name for u in t.using} for t in soac.thunks())
+
+
 def classify_edge(p: RunInfo, c: RunInfo, shapes: RegionShapes) -> tuple[bool, str]:
     """Is the data dependency p -> c fusible?  Returns (fusible, reason)."""
     if p.soac is None or c.soac is None:
@@ -148,6 +154,12 @@ def classify_edge(p: RunInfo, c: RunInfo, shapes: RegionShapes) -> tuple[bool, s
     for pname, arg in c.args.items():
         mentioned = outs & ir.free_vars(arg)
         if not mentioned:
+            continue
+        if isinstance(arg, ir.Length) and isinstance(arg.vec, ir.Var) and pk == "FILTER" \
+                and _size_only(c.soac, pname):
+            # a filter's length as the consumer's size (fusion's ``_filter_length_args``): the
+            # consumer iterates over the filter's output, which FILTER-MAP/-REDUCE/-FILTER fuse
+            reasons.append("length only")
             continue
         if not isinstance(arg, ir.Var):
             return False, f"the CPU computes with {', '.join(sorted(mentioned))}"
@@ -179,7 +191,7 @@ def classify_edge(p: RunInfo, c: RunInfo, shapes: RegionShapes) -> tuple[bool, s
             reasons.append(f"MAP -> {ck}")
         elif pk == "PERMUTE" and ck == "PERMUTE":
             reasons.append("PERMUTE -> PERMUTE")
-        elif pk == "FILTER" and ck in ("REDUCE", "FILTER"):
+        elif pk == "FILTER" and ck in ("REDUCE", "FILTER", "MAP"):
             reasons.append(f"FILTER -> {ck}")
         elif pk == "SEG_FILTER" and ck == "SEG_REDUCE" and j == 0:
             reasons.append("SEG_FILTER -> SEG_REDUCE")

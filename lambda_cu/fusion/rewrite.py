@@ -22,6 +22,8 @@ The table (``python -m lambda_cu.fusion`` prints it with patterns and conditions
   FILTER-FILTER          the consumer runs over the producer's index space; its pull thunk also
                          yields the producer's predicate (a dead, never-returned flag vector) that
                          its predicate conjoins (the IR's predicates see values, not indices)
+  FILTER-MAP             B, B_kept = FILTER { i => let a = e1 in ([a/A[i]]e2, p(a)) } { (y, keep) => keep } n
+                         (B's value guarded by p(a) where it has a check or reads what p guards)
   SEG_FILTER-SEG_REDUCE  FILTER-REDUCE within each segment, over the producer's descriptor
   PERMUTE-PERMUTE        the index maps compose: Y[g2(g1(j))] = f1(j)
   MAP-X                  (X = any SOAC but ONCE: MAP-MAP, MAP-PERMUTE, MAP-REDUCE, MAP-SEG_SCAN, ...)
@@ -429,8 +431,11 @@ def _filter_consumer_ok(a_vals, b, index_thunk: ir.Thunk) -> bool:
     i = t.params[0].name
     if not all(identity_only(t.body, n, i, allow_length=False) for n in names):
         return False
-    # nothing else may be read at a position depending on the index (it lives in A's space)
-    if index_dependent_reads(t.body, i) - names:
+    # the index lives in A's output space: once A[i] is replaced by A's value, nothing may use
+    # it (a subscript W[i] of another vector, or i itself, would be read at the index of A's
+    # input); a subscript W[A[i]] is W at A's value, which the fused thunk has
+    marker = {n: ir.Var(f"{n}$at") for n in names}
+    if i in ir.free_vars(_replace_index(t.body, marker, i)):
         return False
     if any(isinstance(x, ir.SegVec) for x in _subexps(t.body)):
         return False
@@ -473,10 +478,46 @@ def _filter_filter(m: Match, ctx: _Ctx) -> tuple:
     vs, rhs = _bind_params(pb.params, tuple(p.var for p in ys))
     # the consumer's predicate sees only the elements A keeps (``&&`` would also evaluate it on
     # the placeholder zeros, where it may fail: ``10 / y``)
-    pred2 = ir.Thunk(ys + (flag,), ir.If(flag.var, ir.Let(vs, rhs, pb.body), ir.Const(False, BOOL)),
-                     pb.using)
+    if isinstance(pb.body, ir.Const) and pb.body.value is True:
+        pred2 = ir.Thunk(ys + (flag,), flag.var, ())      # FILTER-MAP: B keeps what A keeps
+    else:
+        pred2 = ir.Thunk(ys + (flag,), ir.If(flag.var, ir.Let(vs, rhs, pb.body), ir.Const(False, BOOL)),
+                         pb.using)
     dead = ir.Var(ctx.supply.fresh(b.vars[0].name + "_kept"))
     return (ir.KBind(b.vars + (dead,), ir.Filter(f2, pred2, sa.size)),)
+
+
+def _filter_map(m: Match, ctx: _Ctx) -> tuple:
+    """FILTER-MAP.  Where B's value, A's read replaced, has no check and reads only vectors of
+    A's iteration size at the element's index (nothing A's predicate guards), it is computed for every element beside
+    A's predicate, the flag: ``B, B_kept = FILTER { i => let a = e1 in ([a/A[i]]e2, p(a)) }
+    { (y, keep) => keep } n``; otherwise as FILTER-FILTER with a consumer predicate that keeps
+    every element (B's value computed only where A keeps it)."""
+    a, b = m.a, m.b
+    sa, sb = a.soac, b.soac
+    btys = ctx.elem_types(b.vars)
+    ys = tuple(ir.Param(ir.Var(ctx.supply.fresh("y")), t) for t in btys)
+    tb = freshen(sb.f, ctx.supply, ctx.pulled)
+    i = tb.params[0].name
+    pred = freshen(sa.pred, ctx.supply, ctx.pulled)
+
+    def wrap(locals_, body):
+        vs, rhs = _bind_params(pred.params, locals_)
+        return ir.Tuple(_value_parts(body, len(btys), ctx) + (ir.Let(vs, rhs, pred.body),))
+    body = simplify(_pull_with(sa.f, a.vars, tb.body, i, ctx, wrap))
+    value = body.elems[:-1] if isinstance(body, ir.Tuple) else None
+    n = ctx.shapes.iteration(sa)
+    reads = [x for e in value for x in walk(e) if isinstance(x, ir.Index)] if value is not None else []
+    if value is not None and n is not None and not any(fails_located(e) for e in value) and all(
+            isinstance(x.idx, ir.Var) and x.idx.name == i and isinstance(x.vec, ir.Var)
+            and ctx.shapes.len_shape(x.vec) == n for x in reads):
+        flag = ir.Param(ir.Var(ctx.supply.fresh("keep")), BOOL)
+        f2 = ir.Thunk(tb.params, body, tb.using + sa.f.using + pred.using)
+        dead = ir.Var(ctx.supply.fresh(b.vars[0].name + "_kept"))
+        return (ir.KBind(b.vars + (dead,), ir.Filter(f2, ir.Thunk(ys + (flag,), flag.var, ()), sa.size)),)
+    keep_all = ir.Thunk(ys, ir.Const(True, BOOL), ())
+    mb = ir.KBind(b.vars, ir.Filter(sb.f, keep_all, sb.size))
+    return _filter_filter(Match(m.binds, m.a, mb), ctx)
 
 
 def _value_parts(body: ir.Exp, k: int, ctx: _Ctx) -> tuple:
@@ -647,6 +688,11 @@ RULES: tuple[Rule, ...] = (
          _filter_x_when, _filter_filter,
          "B, B_kept = FILTER { i => let a = e1 in if p1(a) then ([a/A[i]]e2, true) else (0, false) }"
          " { (y, keep) => keep && p2(y) } n"),
+    Rule("FILTER-MAP",
+         Vertical(SoacIs((ir.Filter,)), SoacIs((ir.Map,)), ReadsResult(("f",))),
+         _filter_x_when, _filter_map,
+         "B, B_kept = FILTER { i => let a = e1 in if p(a) then ([a/A[i]]e2, true) else (0, false) }"
+         " { (y, keep) => keep } n"),
     Rule("SEG_FILTER-SEG_REDUCE",
          Vertical(SoacIs((ir.SegFilter,)), SoacIs((ir.SegReduce,)), SegDesOf()),
          _segfilter_segreduce_when, _segfilter_segreduce,

@@ -58,20 +58,22 @@ def count_reduce(soac: ir.Soac) -> Optional[ir.Reduce]:
     """The REDUCE whose chunk results are the filter's chunk counts, or None where the
     predicate cannot be composed with the thunk (a name of one would capture the other's)."""
     f, pred = soac.f, soac.pred
-    if len(f.params) != 1 or len(pred.params) != 1:
+    if len(f.params) != 1 or not pred.params:
         return None
     i = f.params[0].name
-    x = pred.params[0].name
-    if x == i or i in ir.free_vars(pred.body) or x in ir.free_vars(f.body):
+    xs = [p.name for p in pred.params]
+    fv_f = ir.free_vars(f.body)
+    if i in xs or i in ir.free_vars(pred.body) or any(x in fv_f for x in xs):
         return None
     pbody = pred.body
-    if _is_read(f.body, i) and i not in bound_names(pbody):
+    if len(xs) == 1 and _is_read(f.body, i) and i not in bound_names(pbody):
         # p(f(i)) with f's value substituted: a subscript of p at the thunk's index is then a
         # read at the element's index (a zipped input: no check, as the template's fast version
         # where the vector has the filter's length), not a checked access at a computed index
-        body = ir.If(subst(pbody, {x: f.body}), ir.Const(1, INT64), ir.Const(0, INT64))
+        body = ir.If(subst(pbody, {xs[0]: f.body}), ir.Const(1, INT64), ir.Const(0, INT64))
     else:
-        body = ir.Let((pred.params[0].var,), f.body,
+        # (a FILTER fused with a consumer has a tuple value and a predicate of its components)
+        body = ir.Let(tuple(p.var for p in pred.params), f.body,
                       ir.If(pbody, ir.Const(1, INT64), ir.Const(0, INT64)))
     a, b = ir.Param(ir.Var("nz_a"), INT64), ir.Param(ir.Var("nz_b"), INT64)
     op = ir.Thunk((a, b), ir.PrimOp("add", (a.var, b.var)))
@@ -145,13 +147,14 @@ def lift_filter_write(kname: str, soac: ir.Soac, tenv: dict, ctx, sites: Optiona
         return None
     f, pred = soac.f, soac.pred
     pbody = pred.body
-    if _is_read(f.body, f.params[0].name) and f.params[0].name not in bound_names(pbody):
+    if len(pred.params) == 1 and _is_read(f.body, f.params[0].name) \
+            and f.params[0].name not in bound_names(pbody):
         # as in the count phase: p's subscript at the thunk's index a zipped input (the value
         # kept, f's, stays the first input: the let reads it first)
         pbody = subst(pbody, {pred.params[0].name: f.body})
     if rejected:
         pbody = ir.PrimOp("not", (pbody,))
-    thunk = ir.Thunk(f.params, ir.Let((pred.params[0].var,), f.body, pbody))
+    thunk = ir.Thunk(f.params, ir.Let(tuple(p.var for p in pred.params), f.body, pbody))
     from .lift_map import lift_map
     return lift_map(kname, ir.Map(thunk, _size(soac)), tenv, ctx, sites, strategy, filter_write=values,
                     rejected=rejected)

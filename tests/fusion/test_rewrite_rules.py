@@ -81,6 +81,61 @@ CASES = [
          "  let b = FILTER { i => a[i] + xs[i] using a, xs } { y => 10 / y > 1 } (#a)\n"
          "  return b\n"
          "}"),
+    # refused: the consumer uses its index itself (an index of A's output, not of A's input:
+    # fused, ``a[i] * i`` summed 26 for 5 * 1 + 7 * 3 where the filtered sum is 7)
+    Case("FILTER-REDUCE",
+         "kernel K (xs : [int], n : int) -> int {\n"
+         "  let a = FILTER { i => xs[i] using xs } { x => x > 0 } (n)\n"
+         "  let b = REDUCE { i => a[i] * i using a } (0) { (x, y) => x + y } (#a)\n"
+         "  return b\n"
+         "}"),
+    # fires: a gather at A's value (``ws[a[i]]``) reads ws at the fused element's value
+    Case("FILTER-REDUCE",
+         "kernel K (ws : [int], xs : [int], n : int) -> int {\n"
+         "  let a = FILTER { i => xs[i] using xs } { x => x >= 0 && x < #ws using ws } (n)\n"
+         "  let b = REDUCE { i => ws[a[i]] using ws, a } (0) { (x, y) => x + y } (#a)\n"
+         "  return b\n"
+         "}",
+         ("kernel K (ws : [int], xs : [int], n : int) -> int {",
+          "  let b = REDUCE { i_0 => let a_3 = xs[i_0] in if a_3 >= 0 && a_3 < #ws then ws[a_3] else 0"
+          " using ws, xs } (0) { (x, y) => x + y } (n)",
+          "  return b",
+          "}"),
+         ("FILTER-REDUCE",), (ints(10, 20, 30), ints(2, -1, 7, 0, 2), 5)),
+    # ---------------------------------------------------------------- FILTER-MAP (Robinson et al.)
+    # the flattener's filter (kept indices, then a gather): the gather reads a vector of the
+    # filter's size at the element's index, computed beside the flag for every element
+    Case("FILTER-MAP",
+         "kernel K (ws : [int], fl : [bool], n : int) -> [int] {\n"
+         "  let a = FILTER { i => i } { x => fl[x] using fl } (#ws)\n"
+         "  let b = MAP { i => ws[a[i]] using ws, a } (#a)\n"
+         "  return b\n"
+         "}",
+         ("kernel K (ws : [int], fl : [bool], n : int) -> [int] {",
+          "  let (b, b_kept) = FILTER { i_0 => (ws[i_0], fl[i_0]) using ws, fl } { (y, keep) => keep } (#ws)",
+          "  return b",
+          "}"),
+         ("FILTER-MAP",), (ints(5, 6, 7, 8), np.array([True, False, False, True]), 4)),
+    # a consumer that can fail is evaluated only where A keeps the element
+    Case("FILTER-MAP",
+         "kernel K (xs : [int], n : int) -> [int] {\n"
+         "  let a = FILTER { i => xs[i] using xs } { x => x != 0 } (n)\n"
+         "  let b = MAP { i => 100 / a[i] using a } (#a)\n"
+         "  return b\n"
+         "}",
+         ("kernel K (xs : [int], n : int) -> [int] {",
+          "  let (b, b_kept) = FILTER { i_5 => let a_8 = xs[i_5] in if a_8 != 0 then (100 / a_8, true)"
+          " else (0, false) using xs } { (y_10, keep) => keep } (n)",
+          "  return b",
+          "}"),
+         ("FILTER-MAP",), (ints(0, 3, 0, -7, 50), 5)),
+    # refused: the consumer uses its index (a position in A's output)
+    Case("FILTER-MAP",
+         "kernel K (xs : [int], n : int) -> [int] {\n"
+         "  let a = FILTER { i => xs[i] using xs } { x => x > 0 } (n)\n"
+         "  let b = MAP { i => a[i] + i using a } (#a)\n"
+         "  return b\n"
+         "}"),
     # ---------------------------------------------------------------- SEG_FILTER-SEG_REDUCE
     Case("SEG_FILTER-SEG_REDUCE",
          "kernel K (xs : [int], sd : sd) -> [int] {\n"
