@@ -253,7 +253,9 @@ def _normalise_lengths(pdg: RegionPDG) -> tuple:
         if e is None:
             continue
         if isinstance(e, ir.Var) and e.name in sub:
-            e = sub[e.name]             # (its binding is gone: the run reads ``#F``)
+            # its binding is gone (the run reads ``#F``): ``#x`` stays, since ``#F`` would keep
+            # the filter's result alive where FILTER-MAP absorbs it into x
+            continue
         for name, t in zip(r.outputs, r.kernel.results):
             if isinstance(t, VecT):
                 lens[name] = e

@@ -455,6 +455,13 @@ def _filter_x_when(m: Match, ctx: _Ctx) -> bool:
     return _filter_consumer_ok(a.vars, b, b.soac.f)
 
 
+def _filter_map_when(m: Match, ctx: _Ctx) -> bool:
+    """As FILTER-REDUCE's; and A's result is read by no other binding nor returned (the fused
+    FILTER would filter a second time beside A)."""
+    return _filter_x_when(m, ctx) and not ctx.uses_elsewhere([v.name for v in m.a.vars],
+                                                              {id(m.a), id(m.b)})
+
+
 def _filter_reduce(m: Match, ctx: _Ctx) -> tuple:
     a, b = m.a, m.b
     sa, sb = a.soac, b.soac
@@ -690,7 +697,7 @@ RULES: tuple[Rule, ...] = (
          " { (y, keep) => keep && p2(y) } n"),
     Rule("FILTER-MAP",
          Vertical(SoacIs((ir.Filter,)), SoacIs((ir.Map,)), ReadsResult(("f",))),
-         _filter_x_when, _filter_map,
+         _filter_map_when, _filter_map,
          "B, B_kept = FILTER { i => let a = e1 in if p(a) then ([a/A[i]]e2, true) else (0, false) }"
          " { (y, keep) => keep } n"),
     Rule("SEG_FILTER-SEG_REDUCE",

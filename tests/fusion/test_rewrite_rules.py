@@ -129,6 +129,14 @@ CASES = [
           "  return b",
           "}"),
          ("FILTER-MAP",), (ints(0, 3, 0, -7, 50), 5)),
+    # refused: A is needed beside B (returned, or read by another binding: fused, the kernel
+    # would filter twice)
+    Case("FILTER-MAP",
+         "kernel K (ws : [int], fl : [bool]) -> ([int], [int]) {\n"
+         "  let a = FILTER { i => i } { x => fl[x] using fl } (#ws)\n"
+         "  let b = MAP { i => ws[a[i]] using ws, a } (#a)\n"
+         "  return (b, a)\n"
+         "}"),
     # refused: the consumer uses its index (a position in A's output)
     Case("FILTER-MAP",
          "kernel K (xs : [int], n : int) -> [int] {\n"
