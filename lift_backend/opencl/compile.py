@@ -163,12 +163,23 @@ def compile_program(program: Program, sizes: Optional[Mapping[str, int]] = None,
     check_size_values(sizes)
     launch = LaunchConfig(_dims(global_size, "global"), _dims(local_size, "local"))
     try:
-        return run_deep(lambda: _compile(program, sizes, launch, error_base, soa_output))
+        compiled = run_deep(lambda: _compile(program, sizes, launch, error_base, soa_output))
     except RecursionError:
         raise LiftCompileError(TOO_DEEP_TO_COMPILE, program.span)
     except ZeroDivisionError:
         raise LiftCompileError("division by zero in a size or index expression"
                                + (f" (with {_env_text(sizes)})" if sizes else ""), program.span)
+    if launch.global_size is not None:
+        # an NDRange fixed now whose work-item loops would overflow ``int`` for the sizes fixed
+        # now is refused here, as a launch refuses it (the maps of unknown length: at launch)
+        from .ndrange import _check_strides
+        from ..errors import LiftRuntimeError
+        for k in getattr(compiled, "stages", (compiled,)):
+            try:
+                _check_strides(k, sizes, launch.global_size, launch.local_size, known_only=True)
+            except LiftRuntimeError as e:
+                raise LiftCompileError(e.message, e.span) from None
+    return compiled
 
 
 @dataclass(frozen=True)

@@ -570,3 +570,22 @@ def test_build_failure_prints_only_the_located_error(tmp_path):
     assert len(lines) == 3, r.stderr
     assert lines[0].startswith(f"{p}:1:1: error: OpenCL build failed") and "in user function bad" in lines[0]
     assert lines[2].strip() == "^"
+
+
+def test_compile_refuses_the_ndrange_a_launch_refuses(capsys, tmp_path):
+    """An NDRange and sizes fixed at compile time whose work-item loop would overflow ``int``
+    are refused by ``compile`` with the launch's message (a compile error: exit 1); the same
+    NDRange with the length left open compiles (the launch checks it), and so does a smaller
+    one."""
+    f = tmp_path / "p.lift"
+    f.write_text("userfun inc(x: float): float { return x + 1.0f; }\n"
+                 "program p(xs: [float]N) = mapGlb(0)(inc) $ xs\n")
+    rc, out, err = cli(capsys, "compile", f, "--size", "N=2147483000", "--global", "1048576")
+    assert rc == 1 and out == ""
+    assert err.splitlines()[0] == (f"{f}:2:1: error: mapGlb(0) over 2147483000 = 2147483000 elements with "
+                                   f"a global size of 1048576: its work-item loop would overflow int (give "
+                                   f"an NDRange of at most 648 in dimension 0)")
+    rc, out, _ = cli(capsys, "compile", f, "--global", "1048576")
+    assert rc == 0 and "kernel" in out
+    rc, out, _ = cli(capsys, "compile", f, "--size", "N=2147483000", "--global", "648")
+    assert rc == 0 and "kernel" in out
