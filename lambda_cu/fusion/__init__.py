@@ -43,7 +43,7 @@ from .cse import cse_program
 from .dot import function_to_dot, pdg_to_dot, report_to_dots
 from .exprs import effectful, rewrite as rewrite_exp
 from .merge import canonical_names, merge_cluster, prune_params
-from .pdg import RegionPDG, program_pdgs, region_pdg
+from .pdg import RegionPDG, program_pdgs, region_pdg, size_only
 from .rewrite import fuse_kernel
 from .shapes import SIZE_PRESERVING
 
@@ -170,21 +170,6 @@ def _size_to_cpu(r, e: ir.Exp):
     return None
 
 
-def _size_only_param(kernel: ir.Kernel, pname: str) -> bool:
-    """Whether the single SOAC of ``kernel`` uses its parameter ``pname`` only in its
-    (unsegmented) iteration size."""
-    if len(kernel.binds) != 1:
-        return False
-    s = kernel.binds[0].soac
-    if s.SEGMENTED or not hasattr(s, "size") or pname not in ir.free_vars(s.size):
-        return False
-    if any(pname in {u.name for u in t.using} for t in s.thunks()):
-        return False
-    if any(pname in ir.free_vars(e) for e in s.init_exps):
-        return False
-    return not (isinstance(s, ir.Scatter) and pname in {v.name for v in s.dsts})
-
-
 def _filter_length_args(pdg: RegionPDG) -> tuple[tuple, dict]:
     """A CPU binding ``n = #F`` of a FILTER's result ``F`` read only as the iteration size of
     later kernel runs: those runs get ``#F`` as their argument instead (and the binding becomes
@@ -218,7 +203,7 @@ def _filter_length_args(pdg: RegionPDG) -> tuple[tuple, dict]:
         for n in fv:
             params = [p for p, a in r.args.items() if isinstance(a, ir.Var) and a.name == n]
             if len(params) != sum(1 for a in r.args.values() if n in ir.free_vars(a)) \
-                    or not all(_size_only_param(r.kernel, p) for p in params):
+                    or not all(size_only(r.soac, p) for p in params):
                 bad.add(n)
             else:
                 uses[n].append(k)

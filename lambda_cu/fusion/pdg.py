@@ -137,7 +137,7 @@ def _param_use(soac: ir.Soac, pname: str) -> str:
     return "index"
 
 
-def _size_only(soac: ir.Soac, pname: str) -> bool:
+def size_only(soac: ir.Soac, pname: str) -> bool:
     """Whether ``soac`` uses kernel variable ``pname`` only in its unsegmented size."""
     return not soac.SEGMENTED and _param_use(soac, pname) == "index" \
         and not any(pname in {u.name for u in t.using} for t in soac.thunks())
@@ -156,7 +156,7 @@ def classify_edge(p: RunInfo, c: RunInfo, shapes: RegionShapes) -> tuple[bool, s
         if not mentioned:
             continue
         if isinstance(arg, ir.Length) and isinstance(arg.vec, ir.Var) and pk == "FILTER" \
-                and _size_only(c.soac, pname):
+                and size_only(c.soac, pname):
             # a filter's length as the consumer's size (fusion's ``_filter_length_args``): the
             # consumer iterates over the filter's output, which FILTER-MAP/-REDUCE/-FILTER fuse
             reasons.append("length only")

@@ -698,8 +698,9 @@ RULES: tuple[Rule, ...] = (
     Rule("FILTER-MAP",
          Vertical(SoacIs((ir.Filter,)), SoacIs((ir.Map,)), ReadsResult(("f",))),
          _filter_map_when, _filter_map,
-         "B, B_kept = FILTER { i => let a = e1 in if p(a) then ([a/A[i]]e2, true) else (0, false) }"
-         " { (y, keep) => keep } n"),
+         "B, B_kept = FILTER { i => let a = e1 in ([a/A[i]]e2, p(a)) } { (y, keep) => keep } n  (B's value"
+         " guarded, if p(a) then ([a/A[i]]e2, true) else (0, false), where it has a check or reads"
+         " what p guards)"),
     Rule("SEG_FILTER-SEG_REDUCE",
          Vertical(SoacIs((ir.SegFilter,)), SoacIs((ir.SegReduce,)), SegDesOf()),
          _segfilter_segreduce_when, _segfilter_segreduce,

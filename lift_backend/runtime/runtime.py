@@ -28,7 +28,7 @@ from ..errors import LiftArgumentError, LiftRuntimeError
 from ..limits import INT_MAX
 from ..devices import compiler_output_silenced
 from ..opencl.compile import CompiledKernel, _dims, check_size_values, check_sizes
-from ..opencl.ndrange import _check_strides, _live_nodes  # noqa: F401 (used here and by tests)
+from ..opencl.ndrange import _check_strides
 from ..types import (ArrayType, ScalarType, TupleType, Type, VectorType, base_scalar, is_value,
                      numpy_dtype, shape_of, size_in_elements, subst_type)
 
