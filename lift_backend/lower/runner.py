@@ -165,6 +165,8 @@ class _Context:
         #: id(kernel) -> (kernel, the scalar argument types pyopencl was told): one table for
         #: every runner of the context, as they share its kernels (``OpenCLRunner.launch``)
         self.argsig: dict = {}
+        #: kernel -> the largest work-group the driver runs it with (_group_width)
+        self.wg_limit: dict = {}
         self.is_gpu = bool(device.type & cl.device_type.GPU)
         self.programs: dict[str, dict] = {}
         # the loop strategy follows the device kind; NESSIE_OPENCL_STRATEGY=cpu|gpu forces one
@@ -288,6 +290,7 @@ class OpenCLRunner:
         self._dev: dict = {}
         self._pending: list = []          # sites of each SOAC launched since the last sync
         self._argsig = self.c.argsig      # the context's kernels' scalar types (launch)
+        self._wg_limit = self.c.wg_limit
         self._temps = 0
         self._max_alloc = int(device.max_mem_alloc_size)
         #: freed vectors' buffers for reuse: a quarter of a GPU's memory, on a CPU device (the
@@ -740,8 +743,16 @@ class OpenCLRunner:
     def sd_ids(self, sd: DSd) -> DVec:
         if sd._ids is None:
             ids = self.new_vec(sd.total, np.int32)
-            self.launch(self.s.nz_sd_ids, min(sd.total, self.map_items),
-                        [sd.offsets.buf, np.int64(sd.count), np.int64(sd.total), ids.buf])
+            if self.c.strategy == "gpu" and self.c.local > 1:
+                # tiles of 8 elements a work-item, one work-group each (nz_sd_ids_tiles)
+                W = self._group_width(self.s.nz_sd_ids_tiles)
+                tile = 8 * W
+                self.launch(self.s.nz_sd_ids_tiles, -(-sd.total // tile) * W,
+                            [sd.offsets.buf, np.int64(sd.count), np.int64(sd.total), np.int64(tile),
+                             ids.buf], W)
+            else:
+                self.launch(self.s.nz_sd_ids, min(sd.total, self.map_items),
+                            [sd.offsets.buf, np.int64(sd.count), np.int64(sd.total), ids.buf])
             sd._ids = ids
         return sd._ids
 
@@ -1005,8 +1016,11 @@ class OpenCLRunner:
                 # fold the P chunk results in P2 groups first (see soacs: fold / spread)
                 parts2 = [self._alloc(dt.itemsize * P2) for dt in tau]
                 pstart2 = [self._alloc(P2)] if seg else []
-                self.launch(K("folds" if strided else "fold"), P2,
-                            ctx + [L(P), L(P2)] + parts + ps + parts2 + pstart2)
+                if strided:
+                    self.launch(K("folds"), P2, ctx + [L(P), L(P2)] + parts + ps + parts2 + pstart2)
+                else:
+                    W = self._group_width(K("fold"), ls)
+                    self.launch(K("fold"), P2 * W, ctx + [L(P), L(P2)] + parts + ps + parts2 + pstart2, W)
             if scan or seg:
                 # the carry kernel also runs with no chunk: it evaluates init, which the numpy
                 # runner evaluates (and may fail on) even when there is nothing to combine
@@ -1014,7 +1028,8 @@ class OpenCLRunner:
                 if P2:
                     carry2 = [self._alloc(dt.itemsize * P2) for dt in tau]
                     self.launch(K("carry"), 1, ctx + [L(P2)] + parts2 + pstart2 + carry2)
-                    self.launch(K("spread"), P2, ctx + [L(P), L(P2)] + parts + ps + carry2 + carry)
+                    W = self._group_width(K("spread"), ls)
+                    self.launch(K("spread"), P2 * W, ctx + [L(P), L(P2)] + parts + ps + carry2 + carry, W)
                 elif not seg and P and self._lift_carry(ls):
                     # the Lift compiler's carry phase: the exclusive scan of the chunk results
                     self._launch_lift(K("liftcarry"), ls.info["lift_carry"], ctx, n, carry, chunks=P,
@@ -1261,6 +1276,19 @@ class OpenCLRunner:
             return 0
         return 256
 
+    def _group_width(self, kern: Any, ls: Any = None) -> int:
+        """Work-items of one group of a kernel whose groups cooperate through local memory
+        (``fold``/``spread``, ``nz_fold_long``/``nz_spread_long``): the context's work-group
+        size, at most the SOAC's tile (``group_tile``: local memory a component) and what
+        the driver can run the kernel with."""
+        w = self._wg_limit.get(id(kern))
+        if w is None or w[0] is not kern:
+            lim = int(kern.get_work_group_info(self.cl.kernel_work_group_info.WORK_GROUP_SIZE,
+                                               self.device))
+            w = self._wg_limit[id(kern)] = (kern, lim)
+        tile = ls.info.get("group_tile", 256) if ls is not None else 256
+        return max(1, min(self.c.local, tile, w[1]))
+
     def _scan_longs(self, a: Any, P: int, total: Any) -> None:
         """Exclusive scan in place of ``P`` int64 values, their sum to ``total[0]``."""
         P2 = self._groups(P)
@@ -1269,9 +1297,11 @@ class OpenCLRunner:
             self.launch(self.s.nz_sd_carry, 1, [a, L(P), total])
             return
         sums2 = self._alloc(8 * P2)
-        self.launch(self.s.nz_fold_long, P2, [a, L(P), L(P2), sums2])
+        W = self._group_width(self.s.nz_fold_long)
+        self.launch(self.s.nz_fold_long, P2 * W, [a, L(P), L(P2), sums2], W)
         self.launch(self.s.nz_sd_carry, 1, [sums2, L(P2), total])
-        self.launch(self.s.nz_spread_long, P2, [a, L(P), L(P2), sums2])
+        W = self._group_width(self.s.nz_spread_long)
+        self.launch(self.s.nz_spread_long, P2 * W, [a, L(P), L(P2), sums2], W)
 
     def _rows(self, sd: DSd) -> bool:
         """Whether a segmented reduction/scan runs one work-item per segment: enough segments to

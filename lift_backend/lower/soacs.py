@@ -745,61 +745,99 @@ def lower_soac(kname: str, soac: ir.Soac, tenv: dict[str, Type],
                      ["const long P", "const long P2"] + _buf_params("part", tau, const=True) +
                      _buf_params("part2_", tau), pfolds)
 
-        # many chunks (GPU): the chunk results are first folded in P2 groups by P2 work-items,
-        # the carry kernel runs over the P2 group results, and (scans) a spread pass gives each
-        # chunk its carry-in -- no work-item walks all P chunk results alone
-        def pfold(gen):
-            gen.emit("const long c2 = get_global_id(0);")
-            gen.emit("if (c2 >= P2) return;")
+        # many chunks (GPU): the chunk results are first folded in P2 groups, the carry kernel
+        # runs over the P2 group results, and (scans) a spread pass gives each chunk its
+        # carry-in -- no work-item walks all P chunk results alone.  A group is a work-group
+        # (launched P2 * W work-items, W = the work-group size): its work-items copy its range
+        # of chunk results into local memory a tile of W at a time, reading neighbouring
+        # results (coalesced), and one of them combines the tile in order -- the same
+        # operations in the same order as one work-item walking the range, so the results are
+        # those of the sequential walk bit for bit; the spread's carries go back to global
+        # memory from local memory the same way.  (One work-item a group, reading its range
+        # alone, kept all P2 = 256 groups in one work-group of one compute unit, each
+        # work-item's reads P / P2 results apart.)
+        tile = max(16, min(256, 16384 // (sum(_csize(t) for t in tau) + (1 if seg else 0))))
+        info["group_tile"] = tile
+
+        def _tiles(gen, spread: bool):
+            gen.emit("const long c2 = get_group_id(0);")
+            gen.emit("const int t = get_local_id(0), W = get_local_size(0);")
             gen.emit("const long lo = c2 * P / P2, hi = (c2 + 1) * P / P2;")
+            for j, ty in enumerate(tau):
+                gen.emit(f"local {ctype(ty)} lp{j}[{tile}];")
+            if seg:
+                gen.emit(f"local uchar lst[{tile}];")
             acc = _decl_acc(gen, "acc", tau)
-            _assign(gen, acc, _val([f"part{j}[lo]" for j in range(len(tau))], tau))
-            if seg:
-                gen.emit("uchar started = pstart[lo];")
-            gen.emit("for (long c = lo + 1; c < hi; c++) {")
-            pv = _val([f"part{j}[c]" for j in range(len(tau))], tau)
-            if seg:
-                gen.emit("  if (pstart[c]) {")
-                _assign(gen, acc, pv)
-                gen.emit("    started = 1;")
-                gen.emit("  } else {")
-                _assign(gen, acc, b.op(gen, soac.op, _val(acc, tau), pv))
-                gen.emit("  }")
-            else:
-                _assign(gen, acc, b.op(gen, soac.op, _val(acc, tau), pv))
-            gen.emit("}")
-            for j in range(len(tau)):
-                gen.emit(f"part2_{j}[c2] = acc{j};")
-            if seg:
-                gen.emit("pstart2[c2] = started;")
-        b.kernel("fold", "mapGlb(0)(toGlobal(reduceSeq(op)) o split(ceil(P/P2))) $ partials",
-                 ["const long P", "const long P2"] + _buf_params("part", tau, const=True) +
-                 (["global const uchar* restrict pstart"] if seg else []) +
-                 _buf_params("part2_", tau) + (["global uchar* restrict pstart2"] if seg else []), pfold)
-        if scan or seg:
-            def pspread(gen):
-                gen.emit("const long c2 = get_global_id(0);")
-                gen.emit("if (c2 >= P2) return;")
-                gen.emit("const long lo = c2 * P / P2, hi = (c2 + 1) * P / P2;")
-                acc = _decl_acc(gen, "acc", tau)
+            if spread:
                 _assign(gen, acc, _val([f"carry2_{j}[c2]" for j in range(len(tau))], tau))
-                gen.emit("for (long c = lo; c < hi; c++) {")
+            elif seg:
+                gen.emit("uchar started = 0;")
+            gen.emit("for (long base = lo; base < hi; base += W) {")
+            gen.emit("  if (base + t < hi) {")
+            for j in range(len(tau)):
+                gen.emit(f"    lp{j}[t] = part{j}[base + t];")
+            if seg:
+                gen.emit("    lst[t] = pstart[base + t];")
+            gen.emit("  }")
+            gen.emit("  barrier(CLK_LOCAL_MEM_FENCE);")
+            gen.emit("  if (t == 0) {")
+            gen.emit("    const int m = (int)min((long)W, hi - base);")
+            gen.emit("    for (int k = 0; k < m; k++) {")
+            pv = _val([f"lp{j}[k]" for j in range(len(tau))], tau)
+            if spread:
+                # the carry-in of chunk base + k replaces its result in local memory
+                tmps = [gen.temp(ty, f"lp{j}[k]") for j, ty in enumerate(tau)]
                 for j in range(len(tau)):
-                    gen.emit(f"  carry{j}[c] = acc{j};")
-                pv = _val([f"part{j}[c]" for j in range(len(tau))], tau)
+                    gen.emit(f"      lp{j}[k] = acc{j};")
+                pv = _val(tmps, tau)
                 if seg:
-                    gen.emit("  if (pstart[c]) {")
+                    gen.emit("      if (lst[k]) {")
                     _assign(gen, acc, pv)
-                    gen.emit("  } else {")
+                    gen.emit("      } else {")
                     _assign(gen, acc, b.op(gen, soac.op, _val(acc, tau), pv))
-                    gen.emit("  }")
+                    gen.emit("      }")
                 else:
                     _assign(gen, acc, b.op(gen, soac.op, _val(acc, tau), pv))
+            else:
+                gen.emit("      if (base + k == lo) {")
+                _assign(gen, acc, pv)
+                if seg:
+                    gen.emit("        started = lst[k];")
+                    gen.emit("      } else if (lst[k]) {")
+                    _assign(gen, acc, pv)
+                    gen.emit("        started = 1;")
+                gen.emit("      } else {")
+                _assign(gen, acc, b.op(gen, soac.op, _val(acc, tau), pv))
+                gen.emit("      }")
+            gen.emit("    }")
+            gen.emit("  }")
+            gen.emit("  barrier(CLK_LOCAL_MEM_FENCE);")
+            if spread:
+                gen.emit("  if (base + t < hi) {")
+                for j in range(len(tau)):
+                    gen.emit(f"    carry{j}[base + t] = lp{j}[t];")
+                gen.emit("  }")
+                gen.emit("  barrier(CLK_LOCAL_MEM_FENCE);")
+            gen.emit("}")
+            if not spread:
+                gen.emit("if (t == 0) {")
+                for j in range(len(tau)):
+                    gen.emit(f"  part2_{j}[c2] = acc{j};")
+                if seg:
+                    gen.emit("  pstart2[c2] = started;")
                 gen.emit("}")
-            b.kernel("spread", "join o mapGlb(0)(toGlobal(scanSeq(op, carry2)) o split(ceil(P/P2))) $ partials",
+
+        b.kernel("fold", "mapWrg(0)(toGlobal(reduceSeq(op)) o toLocal(mapLcl(0)(id))) o split(ceil(P/P2)) $ partials",
+                 ["const long P", "const long P2"] + _buf_params("part", tau, const=True) +
+                 (["global const uchar* restrict pstart"] if seg else []) +
+                 _buf_params("part2_", tau) + (["global uchar* restrict pstart2"] if seg else []),
+                 lambda gen: _tiles(gen, False))
+        if scan or seg:
+            b.kernel("spread", "join o mapWrg(0)(toGlobal(mapLcl(0)(id)) o scanSeq(op, carry2) o toLocal(mapLcl(0)(id))) o split(ceil(P/P2)) $ partials",
                      ["const long P", "const long P2"] + _buf_params("part", tau, const=True) +
                      (["global const uchar* restrict pstart"] if seg else []) +
-                     _buf_params("carry2_", tau, const=True) + _buf_params("carry", tau), pspread)
+                     _buf_params("carry2_", tau, const=True) + _buf_params("carry", tau),
+                     lambda gen: _tiles(gen, True))
 
     elif isinstance(soac, (ir.Filter, ir.Partition, ir.SegFilter, ir.SegPartition)):
         part = isinstance(soac, (ir.Partition, ir.SegPartition))
@@ -1163,18 +1201,42 @@ kernel void nz_sd_carry(global long* restrict sums, const long P, global long* r
 }
 kernel void nz_fold_long(global const long* restrict a, const long P, const long P2,
                          global long* restrict sums2) {
-  const long c2 = get_global_id(0); if (c2 >= P2) return;
+  /* work-group c2 sums the values [c2 * P / P2, (c2 + 1) * P / P2) of a (launched P2 groups):
+     its work-items read neighbouring values (coalesced), one adds up their sums (exact) */
+  local long ls[256];
+  const long c2 = get_group_id(0);   /* launched exactly P2 groups: no early return before a
+                                        barrier, which PoCL 3.1 miscompiles (heap corruption) */
+  const int t = get_local_id(0), W = get_local_size(0);
   const long lo = c2 * P / P2, hi = (c2 + 1) * P / P2;
   long s = 0;
-  for (long c = lo; c < hi; c++) s += a[c];
-  sums2[c2] = s;
+  for (long c = lo + t; c < hi; c += W) s += a[c];
+  ls[t] = s;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (t == 0) { long acc = 0; for (int k = 0; k < W; k++) acc += ls[k]; sums2[c2] = acc; }
 }
 kernel void nz_spread_long(global long* restrict a, const long P, const long P2,
                            global const long* restrict sums2) {
-  const long c2 = get_global_id(0); if (c2 >= P2) return;
+  /* work-group c2 scans its values of a in place (exclusive) from sums2[c2], a tile of W at a
+     time: read and written coalesced, one work-item scanning the tile in local memory */
+  local long ls[256];
+  local long run[1];
+  const long c2 = get_group_id(0);   /* exactly P2 groups (nz_fold_long) */
+  const int t = get_local_id(0), W = get_local_size(0);
   const long lo = c2 * P / P2, hi = (c2 + 1) * P / P2;
-  long s = sums2[c2];
-  for (long c = lo; c < hi; c++) { long k = a[c]; a[c] = s; s += k; }
+  if (t == 0) run[0] = sums2[c2];
+  for (long base = lo; base < hi; base += W) {
+    if (base + t < hi) ls[t] = a[base + t];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (t == 0) {
+      long s = run[0];
+      const int m = (int)min((long)W, hi - base);
+      for (int k = 0; k < m; k++) { long v = ls[k]; ls[k] = s; s += v; }
+      run[0] = s;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (base + t < hi) a[base + t] = ls[t];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
 }
 kernel void nz_sd_offsets(global const int* restrict lens, const long n, const long P,
                           global const long* restrict sums, global int* restrict offs) {
@@ -1209,6 +1271,35 @@ kernel void nz_sd_ids(global const int* restrict offs, const long count, const l
   for (long i = lo; i < hi; i++) {
     while (s + 1 < count && (long)offs[s + 1] <= i) s++;
     ids[i] = (int)s;
+  }
+}
+kernel void nz_sd_ids_tiles(global const int* restrict offs, const long count, const long total,
+                            const long tile, global int* restrict ids) {
+  /* a GPU's segment ids: work-group g writes those of elements [g * tile, (g + 1) * tile);
+     two work-items find the segments of its first and last element (binary searches over all
+     segments), then each searches only between those two for its elements t, t + W, ...:
+     neighbouring work-items write neighbouring ids (coalesced), a long segment costs no
+     search steps, and the device is full (one work-item walking a block of thousands of
+     elements left most of a GPU idle).  The id of i is the last segment starting at or
+     before i, as nz_sd_ids walks it (empty segments skipped) */
+  local long sb[2];
+  const long g = get_group_id(0);
+  const int t = get_local_id(0), W = get_local_size(0);
+  const long lo = g * tile;   /* launched ceil(total / tile) groups: lo < total (no early
+                                return before the barrier: see nz_fold_long) */
+  const long hi = min(lo + tile, total);
+  if (t < 2) {
+    const long x = t == 0 ? lo : hi - 1;
+    long a = 0, b = count - 1;
+    while (a < b) { long mid = (a + b + 1) / 2; if ((long)offs[mid] <= x) a = mid; else b = mid - 1; }
+    sb[t] = a;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const long s0 = sb[0], s1 = sb[1];
+  for (long i = lo + t; i < hi; i += W) {
+    long a = s0, b = s1;
+    while (a < b) { long mid = (a + b + 1) / 2; if ((long)offs[mid] <= i) a = mid; else b = mid - 1; }
+    ids[i] = (int)a;
   }
 }
 kernel void nz_cast_i2l(global const int* restrict a, const long n, global long* restrict b) {

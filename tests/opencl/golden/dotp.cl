@@ -300,16 +300,32 @@ kernel void v_KF2_0_fold(
     global const double* restrict part0,
     global double* restrict part2_0)
 {
-  const long c2 = get_global_id(0);
-  if (c2 >= P2) return;
+  const long c2 = get_group_id(0);
+  const int t = get_local_id(0), W = get_local_size(0);
   const long lo = c2 * P / P2, hi = (c2 + 1) * P / P2;
+  local double lp0[256];
   double acc0;
-  double t1 = part0[lo];
+  for (long base = lo; base < hi; base += W) {
+    if (base + t < hi) {
+      lp0[t] = part0[base + t];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (t == 0) {
+      const int m = (int)min((long)W, hi - base);
+      for (int k = 0; k < m; k++) {
+        if (base + k == lo) {
+  double t1 = lp0[k];
   acc0 = t1;
-  for (long c = lo + 1; c < hi; c++) {
-  double t2 = (acc0 + part0[c]);
+        } else {
+  double t2 = (acc0 + lp0[k]);
   double t3 = t2;
   acc0 = t3;
+        }
+      }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
   }
-  part2_0[c2] = acc0;
+  if (t == 0) {
+    part2_0[c2] = acc0;
+  }
 }

@@ -389,25 +389,43 @@ kernel void v_KF1_0_fold(
     global int* restrict part2_0,
     global int* restrict part2_1)
 {
-  const long c2 = get_global_id(0);
-  if (c2 >= P2) return;
+  const long c2 = get_group_id(0);
+  const int t = get_local_id(0), W = get_local_size(0);
   const long lo = c2 * P / P2, hi = (c2 + 1) * P / P2;
+  local int lp0[256];
+  local int lp1[256];
   int acc0;
   int acc1;
-  int t1 = part0[lo];
-  int t2 = part1[lo];
+  for (long base = lo; base < hi; base += W) {
+    if (base + t < hi) {
+      lp0[t] = part0[base + t];
+      lp1[t] = part1[base + t];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (t == 0) {
+      const int m = (int)min((long)W, hi - base);
+      for (int k = 0; k < m; k++) {
+        if (base + k == lo) {
+  int t1 = lp0[k];
+  int t2 = lp1[k];
   acc0 = t1;
   acc1 = t2;
-  for (long c = lo + 1; c < hi; c++) {
-  int t3 = (int)((uint)acc0 + (uint)part0[c]);
-  int t4 = (int)((uint)acc1 + (uint)part1[c]);
+        } else {
+  int t3 = (int)((uint)acc0 + (uint)lp0[k]);
+  int t4 = (int)((uint)acc1 + (uint)lp1[k]);
   int t5 = t3;
   int t6 = t4;
   acc0 = t5;
   acc1 = t6;
+        }
+      }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
   }
-  part2_0[c2] = acc0;
-  part2_1[c2] = acc1;
+  if (t == 0) {
+    part2_0[c2] = acc0;
+    part2_1[c2] = acc1;
+  }
 }
 
 // ===== λcu kernel KF2

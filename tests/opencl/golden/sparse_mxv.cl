@@ -415,26 +415,43 @@ kernel void v_KF1_0_fold(
     global double* restrict part2_0,
     global uchar* restrict pstart2)
 {
-  const long c2 = get_global_id(0);
-  if (c2 >= P2) return;
+  const long c2 = get_group_id(0);
+  const int t = get_local_id(0), W = get_local_size(0);
   const long lo = c2 * P / P2, hi = (c2 + 1) * P / P2;
+  local double lp0[256];
+  local uchar lst[256];
   double acc0;
-  double t1 = part0[lo];
+  uchar started = 0;
+  for (long base = lo; base < hi; base += W) {
+    if (base + t < hi) {
+      lp0[t] = part0[base + t];
+      lst[t] = pstart[base + t];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (t == 0) {
+      const int m = (int)min((long)W, hi - base);
+      for (int k = 0; k < m; k++) {
+        if (base + k == lo) {
+  double t1 = lp0[k];
   acc0 = t1;
-  uchar started = pstart[lo];
-  for (long c = lo + 1; c < hi; c++) {
-    if (pstart[c]) {
-  double t2 = part0[c];
+          started = lst[k];
+        } else if (lst[k]) {
+  double t2 = lp0[k];
   acc0 = t2;
-      started = 1;
-    } else {
-  double t3 = (acc0 + part0[c]);
+          started = 1;
+        } else {
+  double t3 = (acc0 + lp0[k]);
   double t4 = t3;
   acc0 = t4;
+        }
+      }
     }
+    barrier(CLK_LOCAL_MEM_FENCE);
   }
-  part2_0[c2] = acc0;
-  pstart2[c2] = started;
+  if (t == 0) {
+    part2_0[c2] = acc0;
+    pstart2[c2] = started;
+  }
 }
 
 kernel void v_KF1_0_spread(
@@ -459,21 +476,39 @@ kernel void v_KF1_0_spread(
     global const double* restrict carry2_0,
     global double* restrict carry0)
 {
-  const long c2 = get_global_id(0);
-  if (c2 >= P2) return;
+  const long c2 = get_group_id(0);
+  const int t = get_local_id(0), W = get_local_size(0);
   const long lo = c2 * P / P2, hi = (c2 + 1) * P / P2;
+  local double lp0[256];
+  local uchar lst[256];
   double acc0;
   double t1 = carry2_0[c2];
   acc0 = t1;
-  for (long c = lo; c < hi; c++) {
-    carry0[c] = acc0;
-    if (pstart[c]) {
-  double t2 = part0[c];
-  acc0 = t2;
-    } else {
-  double t3 = (acc0 + part0[c]);
-  double t4 = t3;
-  acc0 = t4;
+  for (long base = lo; base < hi; base += W) {
+    if (base + t < hi) {
+      lp0[t] = part0[base + t];
+      lst[t] = pstart[base + t];
     }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (t == 0) {
+      const int m = (int)min((long)W, hi - base);
+      for (int k = 0; k < m; k++) {
+  double t2 = lp0[k];
+        lp0[k] = acc0;
+        if (lst[k]) {
+  double t3 = t2;
+  acc0 = t3;
+        } else {
+  double t4 = (acc0 + t2);
+  double t5 = t4;
+  acc0 = t5;
+        }
+      }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (base + t < hi) {
+      carry0[base + t] = lp0[t];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
   }
 }
