@@ -221,7 +221,9 @@ def _run(args, state) -> int:
     try:
         try:
             with open(args.file, encoding="utf-8") as fh:
-                state["source"] = fh.read()
+                # without a leading byte order mark, as the lexer reads it (the quoted line)
+                from .syntax.lexer import strip_bom
+                state["source"] = strip_bom(fh.read())
         except UnicodeDecodeError as ex:
             raise _FileError(args.file, f"not a UTF-8 text file (byte {ex.start})")
         except OSError as ex:
@@ -273,10 +275,13 @@ def _run(args, state) -> int:
         try:
             k = compile_program(prog, sizes, gsz, lsz)
         except LiftCompileError as ex:
-            # private memory sized by a size the arguments' shapes give: compile again with the
-            # sizes inferred from them (as the launch would infer them)
+            # private memory sized by a size the arguments' shapes give, or row offsets with no
+            # closed form (a row that does not fit, found by the rows' checks once the sizes
+            # are known): compile again with the sizes inferred from the arguments' shapes (as
+            # the launch would infer them)
             inferred = _sizes_from_args(prog, kargs, sizes)
-            if "needs a size known at compile time" not in ex.message or not inferred:
+            if not inferred or not ("needs a size known at compile time" in ex.message
+                                    or "no closed form for the sum" in ex.message):
                 raise
             sizes = {**sizes, **inferred}
             k = compile_program(prog, sizes, gsz, lsz)

@@ -67,10 +67,31 @@ class _Printer:
             return (f"({self.cond(e.cond)} ? {self.p(e.then, _ADD)} : {self.p(e.els, _ADD)})", _ATOM)
         if isinstance(e, SumOver):
             if self.c:
-                raise ValueError(f"no closed form for the sum {to_text(e)}")
-            return (f"sum({self.var_name(e.var)}, {self.p(e.start)}, {self.p(e.stop)}, {self.p(e.body)})",
-                    _ATOM)
+                raise ValueError(f"no closed form for the sum {to_text(e, self.var_name)}")
+            return self.sum_over(e)
         raise TypeError(e)
+
+    def sum_over(self, e: SumOver):
+        """``sum(k, start, stop, body)``, the bound variable named unlike every other variable
+        of ``e``: the limits may hold a variable of the same name, or the bound one itself (the
+        rows before row ``gl_id``, summed over a variable ``gl_id``)."""
+        from .core import iter_nodes
+        others = {self.var_name(n) for n in iter_nodes(e.body) if isinstance(n, Var) and n != e.var}
+        others |= {self.var_name(n) for lim in (e.start, e.stop) for n in iter_nodes(lim)
+                   if isinstance(n, Var)}
+        name = self.var_name(e.var)
+        if name in others:
+            base, k = name, 1
+            while f"{base}_{k}" in others:
+                k += 1
+            name = f"{base}_{k}"
+        outer = self.var_name
+        self.var_name = lambda v: name if v == e.var else outer(v)
+        try:
+            body = self.p(e.body)
+        finally:
+            self.var_name = outer
+        return (f"sum({name}, {self.p(e.start)}, {self.p(e.stop)}, {body})", _ATOM)
 
 
 def _coef(t: Expr) -> int:

@@ -1130,6 +1130,21 @@ copysign min max clamp mix step smoothstep native_sqrt native_rsqrt native_exp n
 native_sin native_cos native_recip native_divide""".split())
 
 
+#: the largest value of the element types whose vectors ``mapVec`` may apply a body to
+_INT_MAX = {"int": 2**31 - 1, "long": 2**63 - 1}
+
+
+def _int_literal_fits(tok: str, elem: str) -> bool:
+    """Whether the unsuffixed C integer literal ``tok`` (decimal, or octal with a leading 0) has
+    the type ``elem`` (``int``, ``long``), i.e. is at most its largest value: C gives a larger
+    decimal literal the next wider type, a larger octal one an unsigned type."""
+    try:
+        value = int(tok, 8) if len(tok) > 1 and tok[0] == "0" else int(tok)
+    except ValueError:          # ``09``: not a C literal, left to the scalar function
+        return False
+    return value <= _INT_MAX[elem]
+
+
 def _vectorisable(uf) -> bool:
     """Whether ``mapVec(uf)`` may apply ``uf``'s body retyped to vectors (Lift's vectorised user
     function): a single ``return`` of arithmetic (``+ - * /``, parentheses) on the parameters,
@@ -1152,7 +1167,10 @@ def _vectorisable(uf) -> bool:
             continue
         if tok[0].isdigit():
             if elem in ("int", "long"):
-                if not re.fullmatch(r"\d+", tok):
+                # an unsuffixed decimal (or octal) literal of the element type: a larger one is
+                # a ``long``/``ulong`` (or ``unsigned``), which OpenCL does not convert to a
+                # narrower vector element (``int4 - 2147483648`` does not build)
+                if not re.fullmatch(r"\d+", tok) or not _int_literal_fits(tok, elem):
                     return False
             elif elem == "float" and not re.fullmatch(r"\d+|(\d+\.\d*|\d*\.\d+)(e[+-]?\d+)?f", tok, re.I):
                 return False

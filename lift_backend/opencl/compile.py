@@ -368,6 +368,12 @@ def _compile_kernel(prog: Program, sizes: Dict[str, int], launch: LaunchConfig,
         if isinstance(c.expr, A.Cst) and c.violated(c.expr.value):
             raise LiftCompileError(c.message + (f" (with {_env_text(sizes)})" if sizes else ""),
                                    c.span or prog.span)
+    # a constraint on the rows of a position-dependent array whose sizes are all known now
+    # (``split(3)`` of rows ``2 * i + 2``): checked for every row before the code, whose row
+    # offsets (sums of the row lengths) may have no closed form where a row does not fit
+    for c in typed.constraints:
+        if not isinstance(c.expr, A.Cst):
+            _check_every_row(c, sizes, prog.span)
     check_lengths(typed, {}, prog.span)
     spaces = infer_address_spaces(typed)
     check_kernel_rules(typed, spaces)
@@ -459,7 +465,8 @@ def _rows(c, env: dict, loops: list, count: int, span) -> int:
             named[var.name] = int(lo + bad[0])
             row = ", ".join(f"{k}={x}" for k, x in named.items() if k in loop_names)
             sizes = {k: x for k, x in named.items() if k not in loop_names}
-            raise LiftCompileError(f"{c.message} (row {row}: with {_env_text(sizes)})", c.span or span)
+            raise LiftCompileError(f"{c.message} (row {row}" + (f": with {_env_text(sizes)}" if sizes else "")
+                                   + ")", c.span or span)
         return count
     for x in range(lo, hi + 1):
         count += 1

@@ -168,6 +168,10 @@ class Runtime:
         env = {**kernel.sizes, **sizes}
         need = [n for n in kernel.size_names if n not in env]
         if need:
+            # an argument whose shape no size could make fit is the error, not the size it
+            # leaves undetermined
+            for p in prog.params:
+                _check_fits(values[p.name], p.type, env, p.name)
             raise LiftRuntimeError(f"the size(s) {', '.join(need)} of program {prog.name} are not "
                                    f"determined by the arguments' shapes: give them (on the command "
                                    f"line --size {need[0]}=VALUE, in Python sizes={{'{need[0]}': VALUE}})",
@@ -608,6 +612,66 @@ def _check_shape(value, t: Type, env, name: str) -> None:
         raise LiftArgumentError(name, f"the shape {tuple(shape)} does not fit the type {t}: expected the shape "
                                       f"{want}" + (f" (with {sizes})" if sizes else "")
                                       + (" or a flat array of its elements" if len(want) > 1 else ""))
+
+
+def _check_fits(value, t: Type, env, name: str) -> None:
+    """A :class:`LiftArgumentError` where the argument ``value`` cannot have the type ``t``
+    whatever the sizes not in ``env``: a multi-dimensional one with another number of
+    dimensions, a length (once those of its dimensions give the sizes they can) or a vector
+    width that is not the type's; a flat one whose number of elements is affine in one unknown
+    size and cannot be made the array's (``4 * N`` for 22 elements)."""
+    if is_value(t):
+        return
+    shape = tuple(int(n) for n in np.shape(value))
+    dims = []
+    tt = t
+    while isinstance(tt, ArrayType) and tt.index_var is None:
+        dims.append(tt.length)
+        tt = tt.elem
+    if len(shape) >= 2 and not isinstance(tt, ArrayType):
+        # as _check_shape: one dimension per array level, then the vector width
+        want = dims + ([A.Cst(tt.width)] if isinstance(tt, VectorType) else [])
+        env = dict(env)
+        if len(shape) == len(want):
+            for d, n in zip(dims, shape):
+                _solve(d, n, env, {})
+        vals = []
+        for d in want:
+            try:
+                vals.append(int(A.evaluate(d, env)))
+            except (KeyError, ZeroDivisionError):
+                vals.append(None)
+        if len(shape) == len(want) and all(v is None or v == n for v, n in zip(vals, shape)):
+            return
+        text = "(" + ", ".join(str(d) if v is None else str(v) for d, v in zip(want, vals)) + ")"
+        used = {v.name for d in want for v in A.free_vars(d)}
+        sizes = ", ".join(f"{k}={v}" for k, v in sorted(env.items()) if k in used)
+        raise LiftArgumentError(name, f"the shape {shape} does not fit the type {t}: expected the shape "
+                                      f"{text}" + (f" (with {sizes})" if sizes else "")
+                                      + " or a flat array of its elements")
+    # a flat array (or one of position-dependent rows, read flat): its number of elements
+    total = size_in_elements(t)
+    count = int(np.size(value))
+    unknown = [v for v in A.free_vars(total) if v.name not in env]
+    if len(unknown) != 1:
+        return
+    v = unknown[0]
+    try:
+        f0, f1, f2 = (A.evaluate(total, {**env, v.name: k}) for k in (0, 1, 2))
+    except (KeyError, ZeroDivisionError):
+        return
+    slope = f1 - f0
+    if slope <= 0 or f2 - f1 != slope:
+        return
+    # affine indeed (not only at 0, 1 and 2): the number of elements is f0 + slope * v
+    known = {u: A.Cst(int(env[u.name])) for u in A.free_vars(total) if u.name in env}
+    if A.sub(A.subst(total, known), A.add(A.mul(A.Cst(slope), v), A.Cst(f0))) != A.ZERO:
+        return
+    if (count - f0) % slope:
+        given = ", ".join(f"{u.name}={val.value}" for u, val in sorted(known.items(), key=lambda kv: kv[0].name))
+        raise LiftArgumentError(name, f"the shape {shape} does not fit the type {t}: expected {total} "
+                                      f"elements for some size {v.name}"
+                                      + (f" (with {given})" if given else "") + f", got {count}")
 
 
 def _to_array(value, t: Type, env, name: str) -> np.ndarray:

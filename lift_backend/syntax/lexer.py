@@ -30,9 +30,20 @@ _TOKEN_RE = re.compile(r"""
 """, re.VERBOSE | re.DOTALL)
 
 
+#: the byte order mark, as UTF-8 text decodes it
+BOM = "\ufeff"
+
+
+def strip_bom(text: str) -> str:
+    """``text`` without a leading byte order mark."""
+    return text[1:] if text.startswith(BOM) else text
+
+
 class Lexer:
     def __init__(self, source: str, file: str = "<input>"):
-        self.source = source
+        # a byte order mark (editors write one) is no character of the program: columns are
+        # counted without it
+        self.source = source = strip_bom(source)
         self.file = file
         self.pos = 0
         self._line_starts = [0] + [m.end() for m in re.finditer("\n", source)]

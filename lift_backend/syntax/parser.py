@@ -215,8 +215,9 @@ class Parser:
                                  start)
         self.expect("=")
         scope = {p.name: p for p in params}
+        body_start = self.lx.peek()
         body = self.parse_expr(scope)
-        body = self.as_expr(body, "the program body")
+        body = self.as_expr(body, "the program body", body_start)
         if self.at(";"):
             self.lx.next()
         return Program(name.text, tuple(params), body, span=start.span(self.file))
@@ -744,7 +745,7 @@ def parse(source: str, file: str = "<input>", userfuns: Optional[Dict[str, UserF
 
 
 def parse_file(path: str) -> LiftFile:
-    with open(path) as fh:
+    with open(path, encoding="utf-8") as fh:
         return parse(fh.read(), path)
 
 
