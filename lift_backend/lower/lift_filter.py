@@ -36,6 +36,7 @@ programs, plus two:
 """
 from __future__ import annotations
 
+import dataclasses
 from typing import Optional
 
 from lambda_cu import ir
@@ -122,6 +123,36 @@ def _kept_values(f: ir.Thunk) -> Optional[tuple]:
     return tuple(out)
 
 
+def _unguarded(soac: ir.Soac) -> ir.Soac:
+    """A filter in fusion's guarded form -- ``FILTER { i => if c then (e1, ..., ek, true) else
+    (d1, ..., dk, false) } { (y1, ..., yk, keep) => keep }``, the values computed only where the
+    filter keeps the element (FILTER-MAP where fusion could not show the value's vectors have the
+    filter's length) -- as ``FILTER { i => (e1, ..., ek, c) } { ... => keep }`` where every
+    ``e`` and ``c`` is a read at the element's index: the kept elements' outputs are the same
+    (``c`` is true there), and the write phase's Lift program reads those vectors for every
+    element only where the runner has checked that each has the filter's length
+    (``OpenCLRunner._lift_fits``), as it does for any filter's zipped inputs.  Any other filter
+    is returned as it is."""
+    f, pred = soac.f, soac.pred
+    if not isinstance(soac, _FILTERS) or len(f.params) != 1 or not isinstance(f.body, ir.If):
+        return soac
+    i = f.params[0].name
+    c, then, else_ = f.body.cond, f.body.then, f.body.else_
+    if not (isinstance(then, ir.Tuple) and isinstance(else_, ir.Tuple)
+            and len(then.elems) == len(else_.elems) == len(pred.params) >= 2):
+        return soac
+    last_t, last_e = then.elems[-1], else_.elems[-1]
+    if not (isinstance(last_t, ir.Const) and last_t.value is True
+            and isinstance(last_e, ir.Const) and last_e.value is False):
+        return soac
+    if not (isinstance(pred.body, ir.Var) and pred.body.name == pred.params[-1].name):
+        return soac
+    comps = then.elems[:-1] + (c,)
+    if not all(_is_read(e, i) for e in comps):
+        return soac
+    return dataclasses.replace(soac, f=ir.Thunk(f.params, ir.Tuple(comps), f.using))
+
+
 def lift_filter_write(kname: str, soac: ir.Soac, tenv: dict, ctx, sites: Optional[Sites] = None,
                       strategy: str = "cpu", rejected: bool = False):
     """The write phase of the FILTER ``soac`` as a compiled Lift program, or None: chunk ``c``
@@ -141,6 +172,7 @@ def lift_filter_write(kname: str, soac: ir.Soac, tenv: dict, ctx, sites: Optiona
     phase reads it once for both)."""
     if not isinstance(soac, _FILTERS):
         return None
+    soac = _unguarded(soac)
     red = count_reduce(soac)
     values = _kept_values(soac.f)
     if red is None or values is None:

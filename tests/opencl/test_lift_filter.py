@@ -249,3 +249,58 @@ def test_the_printed_reject_program_runs_standalone(tmp_path, capsys):
                "--out", str(tmp_path / "o.npy")])
     assert rc == 0, capsys.readouterr().err
     np.testing.assert_array_equal(np.load(tmp_path / "o.npy"), np.nonzero(~v)[0])
+
+
+# ------------------------------------------------------------------------------------------------
+# fusion's guarded form of FILTER-MAP: if c then (v[i], ..., true) else (0, ..., false)
+
+
+def guarded():
+    """``FILTER { i => if fl[i] then (xs[i], ps[i], true) else (0.0, 0, false) } { (y, z, keep)
+    => keep }`` -- what FILTER-MAP fuses where it cannot show that xs and ps have the filter's
+    length (quickhull's filters of points)."""
+    from lambda_cu.ir import If
+    xs, fl, ps = var("xs"), var("fl"), var("ps")
+    body = If(Index(fl, i), Tuple((Index(xs, i), Index(ps, i), const(True))),
+              Tuple((const(0.0), const(0), const(False))))
+    keep = var("keep")
+    f = Filter(th(("i", INT), body),
+               th((("y", FLOAT), ("z", INT), ("keep", BOOL)), keep), length("fl"))
+    return Program((kernel("K", [("xs", VecT(FLOAT)), ("fl", VecT(BOOL)), ("ps", VecT(INT))],
+                           [(("a", "b", "c"), f)], ["a", "b", "c"]),))
+
+
+def test_the_guarded_form_has_a_lift_write_phase():
+    (ls,) = lowered(guarded())
+    assert "lift_count" in ls.info and "lift_write" in ls.info
+    text = ls.info["lift_write"].text()
+    assert "filterSeq(" in text, text
+
+
+@pytest.mark.parametrize("n", (1, 2, 4097, 10000))
+def test_the_guarded_form_equals_numpy(n):
+    """Equal lengths: the Lift write phase runs (it reads xs and ps for every element, the
+    runner having checked they have the filter's length) and keeps what the guard keeps."""
+    rng = np.random.default_rng(n)
+    r = cpu_plan_runner()
+    check(guarded(), [r, OpenCLRunner()], rng.standard_normal(n), rng.random(n) < 0.4,
+          rng.integers(-9, 9, n).astype(np.int32), expect_error=False, names=["a", "b", "c"])
+    if n >= 4097:
+        r.finish_stats()
+        assert "v_K_0_liftwrite" in r.stats.by_kernel and "v_K_0_write" not in r.stats.by_kernel, \
+            set(r.stats.by_kernel)
+
+
+def test_the_guarded_form_with_shorter_vectors_keeps_the_guard():
+    """Vectors shorter than the filter (fusion's guard is what kept their reads in range): the
+    runner does not launch the Lift write phase, which would read them everywhere; the template
+    reads them only where the flag keeps the element, as the numpy runner does."""
+    n = 10000
+    rng = np.random.default_rng(7)
+    fl = np.zeros(n, bool)
+    fl[rng.choice(3000, 700, replace=False)] = True       # kept indices all below 3000
+    xs, ps = rng.standard_normal(3000), rng.integers(-9, 9, 3000).astype(np.int32)
+    r = cpu_plan_runner()
+    check(guarded(), [r, OpenCLRunner()], xs, fl, ps, expect_error=False, names=["a", "b", "c"])
+    r.finish_stats()
+    assert "v_K_0_liftwrite" not in r.stats.by_kernel, set(r.stats.by_kernel)
