@@ -49,6 +49,11 @@ NESL type                     accepted Python values
 datatype ``d(t1, ...)``       ``DataVal("d", (x1, ...))`` or the tuple of its fields
 ============================  ==================================================================
 
+A 0-d numpy array stands for its element (``np.array(3)`` an ``int``, ``np.array("ab")`` a
+``str``).  A ``DataVal`` a function returns remembers the definition of its datatype: where
+a datatype is defined again at another type, a value of one definition passed where the other
+is expected raises a ``TypeError``.
+
 Columnar forms are converted with numpy-vectorised code (no Python work per element or per
 segment) and reach the compiled backends as flat vectors and segment descriptors (the
 caller's arrays themselves, read-only, when their dtype already is NESL's); the interpreter
@@ -320,11 +325,20 @@ class Function:
                             f"{', '.join(missing)} (signature {self.signature})")
         return vals
 
+    def _internal_type(self) -> TFun:
+        """The function's type naming the datatypes by the definitions in force where it was
+        defined (``pt~2`` for the second definition of ``pt`` at another type, ``nessie.mono``):
+        what its arguments and results are converted with."""
+        return self._module._mono.renamed_type(self.name, self.scheme.type)
+
     def instance_type(self, vals: list, memo: Optional[dict] = None) -> tuple:
-        """Ground parameter types for Python argument values: ``(TFun, [param types])``."""
+        """Ground parameter types for Python argument values: ``(TFun, [param types])``, the
+        datatypes named by their definitions (:meth:`_internal_type`)."""
         u = Unifier()
         typeof = TypeOf(u, self._module._datadefs, memo)
-        for i, (v, pt, pname) in enumerate(zip(vals, self.param_types, self.params), 1):
+        itype = self._internal_type()
+        param_types = [t for _, t in _param_spine(self.fundef.param, itype.arg)]
+        for i, (v, pt, pname) in enumerate(zip(vals, param_types, self.params), 1):
             before = Unifier()
             before.s = dict(u.s)
             try:
@@ -353,10 +367,10 @@ class Function:
                 raise TypeError(f"{self.name}: type variable {namer(var)} must be in {cls} "
                                 f"({', '.join(sorted(CLASS_MEMBERS[cls]))}) but the arguments "
                                 f"make it {type_to_str(t)} (signature {self.signature})")
-        ground = [self._ground(u.zonk(pt)) for pt in self.param_types]
+        ground = [self._ground(u.zonk(pt)) for pt in param_types]
         sub = {v: self._ground(u.zonk(TVar(v))) for v in self.scheme.vars}
-        fun = TFun(self._ground(subst_type(u.zonk(self.scheme.type.arg), sub)),
-                   self._ground(subst_type(self.scheme.type.result, sub)))
+        fun = TFun(self._ground(subst_type(u.zonk(itype.arg), sub)),
+                   self._ground(subst_type(itype.result, sub)))
         return fun, ground
 
     @staticmethod
@@ -453,7 +467,7 @@ class Module:
         bad = int_literal_errors(self.typed.items, self.int_bits)
         if bad:
             raise CompileErrors(bad, self.sources)
-        self._datadefs = {it.name: it for it in self.typed.items if isinstance(it, T.DataDef)}
+        self._datadefs = _datadefs(self.typed.items)
         self._fundefs = {it.name: it for it in self.typed.items if isinstance(it, T.FunDef)}
         self._conv = PyConv(self._datadefs, self.int_bits)
         self._mono = Monomorphiser()
@@ -576,14 +590,18 @@ class Module:
             self.output = buf.getvalue()
         if run_toplevel:
             env_globals = self.typed.env.globals if self.typed.env is not None else {}
+            # the types as monomorphised: a datatype defined again at another type is named by
+            # the definition each value was made with (``pt~2``)
+            mono_types = _toplevel_types(mono_items)
             for name, ty in env_globals.items():
                 if name in self._interp.globals:
-                    self.values[name] = self._conv.from_interp(self._interp.globals[name], ty)
+                    self.values[name] = self._conv.from_interp(self._interp.globals[name],
+                                                               mono_types.get(name, ty))
 
     def _call_interp(self, fn: Function, fun: TFun, args: list, fmt: str = "python") -> Any:
         from nessie.interp.eval import call_function
         start = len(self._mono.out)
-        inst = self._mono.instantiate(fn.name, fun)
+        inst = self._mono.instantiate(fn.name, fun, internal=True)
         for it in self._mono.out[start:]:
             if isinstance(it, T.FunDef):
                 self._interp.compiler.define_function(it)
@@ -724,7 +742,7 @@ class Module:
         from lambda_cu import interp as LI
         from nessie import driver
 
-        inst = self._mono.instantiate(fn.name, fun)
+        inst = self._mono.instantiate(fn.name, fun, internal=True)
         flat, interp, fname, rt = self._flat_for(inst)
         rt.out = self._runtime_out()
         rt.reseed()                   # a call is a top-level item: srandom(0) first
@@ -739,7 +757,7 @@ class Module:
                 self._conv.to_leaves(a, t, out)
             return out
         leaves += _deep_ok(arg_leaves)
-        ifun = self._mono.renamed_type(fn.name, fun)      # the instance's datatype names
+        ifun = fun                    # named by the datatypes' definitions (instance_type)
         expected += flat.typemap.value_leaf_types(ifun.arg)
         if len(leaves) != len(expected):  # pragma: no cover - a bug in the conversion
             raise AssertionError(f"{len(leaves)} leaves for {len(expected)} parameters")
@@ -799,6 +817,40 @@ class Module:
             return thunk()
         except (RuntimeNeslError, CompileError, CompileErrors) as e:
             raise with_sources(e, self.sources)
+
+
+def _datadefs(items) -> dict:
+    """``{name: DataDef}`` of the datatypes of typed ``items``, a datatype defined again at
+    another type under the monomorphiser's name for that definition (``pt~2``: what the
+    monomorphic program and the functions defined after it call it), so that the values and
+    functions of each definition are converted with theirs."""
+    from nessie.mono import Monomorphiser
+    mono = Monomorphiser()
+    for it in items:
+        if isinstance(it, T.DataDef):
+            mono.add(it)
+    return {it.name: it for it in mono.out if isinstance(it, T.DataDef)}
+
+
+def _toplevel_types(mono_items) -> dict:
+    """``{name: type}`` of the top-level values that monomorphic ``mono_items`` bind (``it``
+    for an expression), the last binding of a name winning."""
+    out: dict = {}
+
+    def walk(p: Any) -> None:
+        if isinstance(p, T.PVar):
+            out[p.name] = p.type
+        elif isinstance(p, T.PPair):
+            walk(p.fst)
+            walk(p.snd)
+        elif isinstance(p, T.PCon):
+            walk(p.arg)
+    for it in mono_items:
+        if isinstance(it, T.ValBind):
+            walk(it.pattern)
+        elif isinstance(it, T.ExpItem):
+            out["it"] = it.exp.type
+    return out
 
 
 def _deep_ok(convert: Callable[[], Any]) -> Any:

@@ -215,7 +215,7 @@ class Bench:
         from nessie.flatten import FlattenUnsupported
         from nessie.limits import run_deep
 
-        program = os.path.splitext(os.path.basename(name))[0].strip("<>")
+        program = _program_name(name)
         c = run_deep(lambda: driver.compile_source(text, name))
         flats: dict = {}
         flat_problem: Optional[str] = None
@@ -523,6 +523,7 @@ def main(files: list, backends: Optional[list] = None, device: Optional[str] = N
             print(f"nessie: error: {e}", file=sys.stderr)
             return 1
         rows: list = []
+        not_compiled: list = []    # programs that do not compile: each of their runs failed
         for path, text, name in sources:
             try:
                 rows.extend(bench.run_file(path, text, name))
@@ -530,11 +531,13 @@ def main(files: list, backends: Optional[list] = None, device: Optional[str] = N
                 bar.advance(len(configs) * (1 + repeat))
                 bar.say(e.format(), plain=True)
                 status = 1
+                not_compiled.append(_program_name(name))
             except RecursionError:
                 bar.advance(len(configs) * (1 + repeat))
                 bar.say(f"nessie: error: {path}: program nested too deeply for Nessie (a "
                         f"compiler stage ran out of stack)", plain=True)
                 status = 1
+                not_compiled.append(_program_name(name))
     except KeyboardInterrupt:
         bar.close()
         print("nessie: interrupted", file=sys.stderr)
@@ -547,6 +550,7 @@ def main(files: list, backends: Optional[list] = None, device: Optional[str] = N
         if r.failed:
             status = max(status, 2 if r.status == "internal error" else 1)
     if not rows:
+        _say_failed(rows, not_compiled, len(configs))
         return status
     doc = dict(meta)
     doc["rows"] = [asdict(r) for r in rows]
@@ -572,9 +576,22 @@ def main(files: list, backends: Optional[list] = None, device: Optional[str] = N
             print(f"nessie: {r.program} {r.backend}: {r.message}\nnessie: internal compiler "
                   f"error (this is a bug in Nessie; please report it with the program that "
                   f"triggered it)", file=sys.stderr)
-    failed = [r for r in rows if r.failed]
-    if failed:
-        print(f"nessie bench: {len(failed)} of {len(rows)} run"
-              f"{'s' if len(rows) != 1 else ''} failed: "
-              + ", ".join(f"{r.program} {r.backend}" for r in failed), file=sys.stderr)
+    _say_failed(rows, not_compiled, len(configs))
     return status
+
+
+def _program_name(name: str) -> str:
+    """A program's name in the rows: its file name without the extension."""
+    return os.path.splitext(os.path.basename(name))[0].strip("<>")
+
+
+def _say_failed(rows: list, not_compiled: list, n_configs: int) -> None:
+    """The summary line on stderr: the runs that failed, every run of a program that does not
+    compile included (``N of M runs failed: ...``); nothing when none did."""
+    failed = [f"{r.program} {r.backend}" for r in rows if r.failed]
+    n_failed = len(failed) + n_configs * len(not_compiled)
+    n_runs = len(rows) + n_configs * len(not_compiled)
+    failed += [f"{p} (does not compile)" for p in not_compiled]
+    if n_failed:
+        print(f"nessie bench: {n_failed} of {n_runs} run{'s' if n_runs != 1 else ''} failed: "
+              + ", ".join(failed), file=sys.stderr)

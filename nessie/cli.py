@@ -80,9 +80,10 @@ def _parser() -> argparse.ArgumentParser:
                         "the flattener's coverage, else interp, and lcu when no OpenCL device "
                         "can build kernels (each said on stderr)")
     r.add_argument("--device", default=None, metavar="DEV",
-                   help="OpenCL device for --backend opencl: cpu, gpu or P:D (platform:device "
-                        "numbers); default: PYOPENCL_CTX if set, else a GPU if present, else the "
-                        "CPU (PoCL)")
+                   help="OpenCL device for --backend opencl (or auto, which then runs on it "
+                        "or fails; refused with lcu and interp): cpu, gpu or P:D "
+                        "(platform:device numbers); default: PYOPENCL_CTX if set, else a GPU if "
+                        "present, else the CPU (PoCL)")
     r.add_argument("--no-fuse", action="store_true",
                    help="switch kernel fusion off (opencl and lcu backends)")
     r.add_argument("--print-length", type=_print_length, default=100, metavar="N",
@@ -218,8 +219,24 @@ def main(argv: Optional[list] = None) -> int:
     if args.files.count("-") > 1:
         print("nessie: error: - (standard input) can be given only once", file=sys.stderr)
         return 1
+    # options that do not apply, refused before any file is read (as the API and the REPL do)
+    if args.cmd == "compile" and args.out is not None and args.emit != "pdg":
+        print("nessie: error: --out applies to --emit pdg only", file=sys.stderr)
+        return 1
+    pdg_dirs: dict = {}
+    if args.cmd == "compile" and args.out is not None and len(args.files) > 1:
+        try:
+            pdg_dirs = _pdg_folders(args.files)
+        except _UsageError as e:
+            print(f"nessie: error: {e}", file=sys.stderr)
+            return 1
+    if args.cmd == "run" and args.device is not None and args.backend not in ("opencl", "auto"):
+        print(f"nessie: error: --device applies to --backend opencl (or auto) only, not "
+              f"--backend {args.backend}", file=sys.stderr)
+        return 1
     status = 0
     state = _State()
+    state.pdg_dirs = pdg_dirs
     several = len(args.files) > 1
     # stats --json of several files: one JSON object, the files' figures by path
     state.json = {} if several and args.cmd == "stats" and getattr(args, "json", False) else None
@@ -249,6 +266,7 @@ class _State:
     def __init__(self) -> None:
         self.runners: dict = {}
         self.json: Optional[dict] = None     # stats --json of several files, by path
+        self.pdg_dirs: dict = {}    # compile --emit pdg --out of several files: path -> folder
 
 
 def _one(args, path: str, state: _State) -> int:
@@ -325,8 +343,6 @@ def _dispatch(args, path: str, state: _State) -> int:
         raise _UsageError(f"--int64 (64-bit NESL ints) runs on the reference interpreter "
                           f"only: use --backend interp (or auto, which falls back to it); the "
                           f"{args.backend} backend uses 32-bit ints")
-    if args.cmd == "compile" and args.out is not None and args.emit != "pdg":
-        raise _UsageError("--out applies to --emit pdg only")
     c = driver.compile_source(text, name)
     if args.cmd == "compile":
         from nessie import passes
@@ -348,7 +364,7 @@ def _dispatch(args, path: str, state: _State) -> int:
                     print(f"nessie: note: no function of {name} runs a λcu kernel: no fusion "
                           f"graph to draw", file=sys.stderr)
                 if args.out is not None:
-                    return _write_pdgs(graphs, args.out, name if _several_files(args) else None)
+                    return _write_pdgs(graphs, args.out, state.pdg_dirs.get(path))
                 print("\n".join(text for _, text in graphs), end="")
         return 0
     if args.cmd == "stats":
@@ -387,9 +403,6 @@ def _dispatch(args, path: str, state: _State) -> int:
         return 0
     if backend == "auto":
         backend = "opencl"
-    if args.device is not None and backend != "opencl":
-        print("nessie: error: --device applies to --backend opencl only", file=sys.stderr)
-        return 1
     fusion = None
     if not args.no_fuse:
         flat, fusion = driver.fuse(flat)
@@ -484,8 +497,32 @@ def stats_json(report, totals: Optional[dict] = None) -> dict:
     return out
 
 
-def _several_files(args) -> bool:
-    return len(args.files) > 1
+def _pdg_folders(files: list) -> dict:
+    """``compile --emit pdg --out DIR`` of several files: the folder of ``DIR`` each file's
+    graphs go to, its name without the extension (``dotp`` for ``a/dotp.nesl``), or, for files
+    of the same name, its path (``a_dotp``, ``b_dotp``); files that would still share a folder
+    are refused (a ``_UsageError``), so that none overwrites another's graphs."""
+    def stem(path: str) -> str:
+        return _safe(os.path.splitext(os.path.basename(path))[0].strip("<>"))
+
+    def same_file(a: str, b: str) -> bool:
+        return a == b or (a != "-" and b != "-" and os.path.realpath(a) == os.path.realpath(b))
+    count: dict = {}
+    for f in files:
+        count[stem(f)] = count.get(stem(f), 0) + 1
+    out: dict = {}
+    for f in files:
+        if count[stem(f)] == 1:
+            out[f] = stem(f)
+        else:
+            rel = os.path.splitext(os.path.normpath(f))[0].lstrip(os.sep)
+            out[f] = _safe(rel.replace(os.sep, "_").replace("..", "up"))
+    for i, f in enumerate(files):
+        for g in files[:i]:
+            if out[f] == out[g] and not same_file(f, g):
+                raise _UsageError(f"--out: the graphs of {g} and {f} would both go to "
+                                  f"{out[f]}/; rename one of the files")
+    return out
 
 
 def _safe(name: str) -> str:
@@ -493,15 +530,15 @@ def _safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]", "_", name) or "_"
 
 
-def _write_pdgs(graphs: list, out: str, program: Optional[str]) -> int:
+def _write_pdgs(graphs: list, out: str, folder: Optional[str]) -> int:
     """``nessie compile --emit pdg --out DIR``: one DOT file per function, each rendered as a PNG
-    (Graphviz's ``dot``, through the Python ``graphviz`` package when it is installed).  Prints
-    the files written; exit status 1 if the PNGs could not be made."""
+    (Graphviz's ``dot``, through the Python ``graphviz`` package when it is installed), in
+    ``DIR/folder`` (several files: :func:`_pdg_folders`) or ``DIR``.  Prints the files written;
+    exit status 1 if the PNGs could not be made."""
     import shutil
     import subprocess
-    if program is not None:
-        stem = os.path.splitext(os.path.basename(program))[0]
-        out = os.path.join(out, _safe(stem.strip("<>")))
+    if folder is not None:
+        out = os.path.join(out, folder)
     try:
         os.makedirs(out, exist_ok=True)
     except OSError as e:

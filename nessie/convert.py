@@ -41,7 +41,8 @@ What converts what:
 ``datatypes``                          the printer's ``Datatypes`` of a program's items
 =====================================  =============================================================
 
-``datadefs`` is ``{name: typed DataDef}``; ``tm`` a flattened program's ``TypeMap``
+``datadefs`` is ``{name: typed DataDef}``, a datatype defined again at another type under the
+monomorphiser's name of each definition (``pt``, ``pt~2``); ``tm`` a flattened program's ``TypeMap``
 (``flat.typemap``).
 """
 from __future__ import annotations
@@ -365,7 +366,13 @@ class Segmented:
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        return f"Segmented({_short(self.values)}, lengths={_short(self.lengths)})"
+        """The constructor call of the same value: ``lengths=`` when the segments cover all
+        the values, else ``offsets=`` (a window of the values, as in Arrow)."""
+        n = _form_len(self.values)
+        off = self.offsets
+        if self._exact or (int(off[0]) == 0 and n is not None and int(off[-1]) == n):
+            return f"Segmented({_short(self.values)}, lengths={_short(self.lengths)})"
+        return f"Segmented({_short(self.values)}, offsets={_short(self.offsets)})"
 
 
 def _slice_form(v: Any, a: int, b: int) -> Any:
@@ -855,8 +862,45 @@ class TypeOf:
             t = TPair(c, t)
         return t
 
+    def definition(self, v: Any, h: Optional[TData], path: str) -> Optional[str]:
+        """The datatype definition (its name in ``datadefs``, ``pt~2`` for the second
+        definition of ``pt`` at another type) of ``v``, a value where ``h`` (None: any datatype)
+        is expected: ``h``'s, which a ``DataVal`` must be named as (by hand, or made by another
+        definition of the same datatype, ``ArgTypeError``); else the one a ``DataVal`` returned
+        by a function remembers, or the latest definition of its name."""
+        if h is not None:
+            if isinstance(v, DataVal):
+                if v.name not in (h.name, nt.display_name(h.name)):
+                    return None
+                made = v.definition
+                if made is not None and made != h.name and made in self.datadefs \
+                        and nt.display_name(made) == nt.display_name(h.name):
+                    raise ArgTypeError(self._other_definition(path, made, h.name))
+            return h.name
+        if not isinstance(v, DataVal):
+            return None
+        if v.definition in self.datadefs and nt.display_name(v.definition) == v.name:
+            return v.definition
+        if v.name in self.datadefs and v.name != nt.display_name(v.name):
+            return v.name                   # the compiler's name, given by hand
+        same = [n for n in self.datadefs if nt.display_name(n) == v.name]
+        return same[-1] if same else None
+
+    def _other_definition(self, path: str, made: str, expected: str) -> str:
+        def order(n: str) -> int:
+            return int(n.split("~", 1)[1]) if "~" in n else 1
+
+        def line(n: str) -> str:
+            span = getattr(self.datadefs[n], "span", None)
+            return f" (line {span.line})" if span is not None else ""
+        later = order(made) > order(expected)
+        return (f"{path} is a value of the {'later' if later else 'earlier'} definition of "
+                f"datatype {nt.display_name(made)}{line(made)}, where one of the "
+                f"{'earlier' if later else 'later'} definition{line(expected)} is expected "
+                f"(a datatype defined again at another type is another datatype)")
+
     def data(self, v: Any, h: Optional[TData], path: str) -> Type:
-        name = v.name if isinstance(v, DataVal) else (h.name if h is not None else None)
+        name = self.definition(v, h, path)
         if name not in self.datadefs:
             raise Mismatch()
         dd = self.datadefs[name]
@@ -868,8 +912,8 @@ class TypeOf:
         if isinstance(v, DataVal):
             fields = v.fields
             if not isinstance(fields, (tuple, list)) or not fields:
-                raise ArgTypeError(f"{path}: DataVal({name!r}, fields) wants the tuple of the "
-                                   f"constructor's arguments as fields, not "
+                raise ArgTypeError(f"{path}: DataVal({nt.display_name(name)!r}, fields) wants "
+                                   f"the tuple of the constructor's arguments as fields, not "
                                    f"{describe(fields)}")
             value = fields[0] if len(fields) == 1 else tuple(fields)
         else:
@@ -882,6 +926,12 @@ class TypeOf:
 
 
 # ============================================================================== Python <-> NESL
+def _result_data(name: str, fields: tuple) -> DataVal:
+    """The API's value of datatype ``name`` (the compiler's name, ``pt~2`` for a datatype
+    defined again at another type): named as the source does, remembering its definition."""
+    return DataVal(nt.display_name(name), fields, name)
+
+
 class _Data:
     """A normalised datatype value: constructor name and the normalised constructor argument."""
 
@@ -947,7 +997,10 @@ class PyConv:
         """Normalise a Python value already known to have ground NESL type ``t``: base
         sequences become numpy arrays of the NESL dtype ([char] a str), sequences given in a
         columnar form a ``_Column``, other sequences lists, tuples right-nested pairs,
-        datatypes ``_Data``."""
+        datatypes ``_Data``.  A 0-d numpy array stands for its element (as
+        ``TypeOf.array`` reads it): ``np.array("ab")`` is the string ``"ab"``."""
+        if isinstance(v, np.ndarray) and v.ndim == 0:
+            v = v.item()
         if isinstance(t, TSeq):
             return self.norm_seq(v, t.elem, path, memo)
         if isinstance(t, TBase):
@@ -1276,7 +1329,8 @@ class PyConv:
             return tuple(self.from_interp(x, c) for x, c in zip(vals, comps))
         if isinstance(t, TData):
             fts = tuple_components(self.arg_type(t))
-            return DataVal(t.name, tuple(self.from_interp(x, ft) for x, ft in zip(v.fields, fts)))
+            return _result_data(t.name, tuple(self.from_interp(x, ft)
+                                              for x, ft in zip(v.fields, fts)))
         raise TypeError(t)
 
     def from_leaves(self, t: Type, ls: list) -> Any:
@@ -1285,7 +1339,7 @@ class PyConv:
             at = self.arg_type(t)
             inner = self.from_leaves(at, ls)
             n = len(tuple_components(at))
-            return DataVal(t.name, (inner,) if n == 1 else tuple(inner))
+            return _result_data(t.name, (inner,) if n == 1 else tuple(inner))
         if isinstance(t, TBase):
             return self.scalar(ls.pop(0), t)
         if isinstance(t, TPair):
@@ -1310,7 +1364,7 @@ class PyConv:
             at = self.arg_type(elem)
             n = len(tuple_components(at))
             inner = self.elements(self.column(at, ls), at)
-            return [DataVal(elem.name, (x,) if n == 1 else tuple(x)) for x in inner]
+            return [_result_data(elem.name, (x,) if n == 1 else tuple(x)) for x in inner]
         if isinstance(elem, TBase):
             v = np.asarray(ls.pop(0))
             n = elem.name

@@ -25,6 +25,9 @@ script they are the script's line numbers.  An input with a compile error change
 runtime error stops the input at the failing item, after the results of the items before it,
 and the session keeps the state it had before that item.
 
+The ``FILE`` arguments are loaded first, as ``:load`` does; the session goes on after one
+that cannot be loaded (unreadable, or stopped by an error), but the exit status is then 1.
+
 Commands (at the start of an input): ``:help``, ``:load FILE``, ``:type EXPR``, ``:quit``
 (also end of input / Ctrl-D).  Ctrl-C discards a partial input or interrupts a computation.
 The original NESL top-level commands: ``help;`` / ``?`` (the commands), ``describe NAME;`` /
@@ -961,11 +964,13 @@ def main(argv: Optional[list] = None) -> int:
                       backend=args.backend, device=args.device, fuse=not args.no_fuse)
     if not session.start_backend():
         return 1
-    for path in args.files:
-        session.cmd_load(path)
+    # each FILE is loaded (as :load) and the session goes on, but a FILE that could not be
+    # loaded (unreadable, or stopped by an error) makes the exit status 1, as for nessie run
+    loaded = [session.cmd_load(path) for path in args.files]
     interactive = sys.stdin.isatty()
     try:
-        return repl(session, interactive, None if args.no_history else HISTORY_FILE)
+        return repl(session, interactive, None if args.no_history else HISTORY_FILE) \
+            or (0 if all(loaded) else 1)
     except BrokenPipeError:  # e.g. piped into head
         try:
             sys.stdout = open(os.devnull, "w")

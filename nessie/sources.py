@@ -15,8 +15,17 @@ class UsageError(Exception):
 
 def read_source(path: str) -> tuple:
     """``(text, name)`` of a program file (``-``: standard input); a file that cannot be read
-    or is not UTF-8 text is a one-line error naming it (and the place of a bad byte)."""
+    (too large for memory included: ``/dev/zero``) or is not UTF-8 text is a one-line error
+    naming it (and the place of a bad byte)."""
     name = "<stdin>" if path == "-" else path
+    try:
+        return _read_source(path, name)
+    except MemoryError:
+        pass                      # raised below, once the partial data is freed
+    raise UsageError(f"cannot read {name}: out of memory (the input is too large)")
+
+
+def _read_source(path: str, name: str) -> tuple:
     if path != "-" and os.path.isdir(path):
         raise UsageError(f"{path} is a directory, not a NESL file")
     try:

@@ -30,7 +30,7 @@ default seed of the random generator.  It is passed around explicitly, never glo
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable, Iterator, Optional
 
 
 @dataclass(frozen=True)
@@ -118,10 +118,16 @@ def to_str(chars: Seq) -> str:
 
 @dataclass(frozen=True)
 class DataVal:
-    """A value of a user datatype: constructor ``name`` applied to ``fields``."""
+    """A value of a user datatype: constructor ``name`` applied to ``fields``.
+
+    ``definition``: for a value the Python API returns, the compiler's name of the datatype
+    definition it was made with (``pt~2`` for the second definition of ``pt`` at another
+    type, ``nessie.mono``), so that it is refused where another definition of ``pt`` is
+    expected; ``None`` (values made by hand) fits any.  It is not compared nor shown."""
 
     name: str
     fields: tuple = field(default=())
+    definition: Optional[str] = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)

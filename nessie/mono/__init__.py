@@ -414,8 +414,10 @@ class _Mono:
         ren = self.fd_data_names.get(id(fd), {}) if fd is not None else {}
         return _rename_type(t, ren) if ren else t
 
-    def instantiate(self, name: str, fun_type: TFun) -> str:
-        """Request the instance of user function ``name`` at ground ``fun_type``."""
+    def instantiate(self, name: str, fun_type: TFun, internal: bool = False) -> str:
+        """Request the instance of user function ``name`` at ground ``fun_type``, which names
+        datatypes as the source does where ``name`` was defined, or with ``internal`` by the
+        internal names (``pt~2``, what :meth:`renamed_type` gives)."""
         if name not in self.defs:
             raise InternalError(f"no function {name} to instantiate")
         fd, v = self.defs[name]
@@ -423,7 +425,7 @@ class _Mono:
             raise TypeError(f"{name} takes a function as an argument: it can only be called "
                             f"from NESL, where the function passed is named")
         # the caller names datatypes as the source does: those in force where fd was defined
-        ren = self.fd_data_names.get(id(fd), {})
+        ren = {} if internal else self.fd_data_names.get(id(fd), {})
         return self.instance(fd, v, _rename_type(fun_type, ren) if ren else fun_type)
 
     def _rename_data(self, node, ren: dict):
