@@ -427,15 +427,25 @@ def _dispatch(args, path: str, state: _State) -> int:
         # the runner serves every file of the command: report this file's share
         import copy
         before = copy.copy(runner.finish_stats())
-    it = driver.run_lcu(c, flat, sys.stdout, print_length=args.print_length, int_bits=bits,
-                        runner=runner)
+    try:
+        it = driver.run_lcu(c, flat, sys.stdout, print_length=args.print_length, int_bits=bits,
+                            runner=runner)
+    except RuntimeNeslError as e:
+        if not args.stats:
+            raise
+        # the error as every run reports it, then the figures of what ran before it
+        sys.stdout.flush()
+        print(e.format(), file=sys.stderr)
+        it = None
+    status = 0 if it is not None else 1
     if args.stats:
         # the names of README.md's "Kernel counts" (nessie/counts.py)
         from nessie import counts
-        launches = sum(it.launches.values())
+        what = (f"{sum(it.launches.values())} λcu kernel launches" if it is not None else
+                "the run stopped at the error above")
         print(f"nessie: backend {backend}, {'unfused' if args.no_fuse else 'fused'}: "
               f"{len(flat.program.kernels)} λcu kernels, {counts.run_sites(flat.program)} λcu "
-              f"run sites, {launches} λcu kernel launches", file=sys.stderr)
+              f"run sites, {what}", file=sys.stderr)
         if fusion is not None:
             print(fusion_summary(fusion), file=sys.stderr)
         st = runner.finish_stats() if hasattr(runner, "finish_stats") else None
@@ -451,7 +461,7 @@ def _dispatch(args, path: str, state: _State) -> int:
                   f"{st.kernel_seconds * 1e3:.1f} ms, {st.bytes_to_device} B to device, "
                   f"{st.bytes_from_device} B from device, {st.syncs} synchronisations, peak "
                   f"device memory {st.peak_bytes} B", file=sys.stderr)
-    return 0
+    return status
 
 
 def fusion_summary(report) -> str:

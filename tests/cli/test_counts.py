@@ -99,3 +99,26 @@ def test_counts_module_names():
     section = readme[readme.index("### Kernel counts"):]
     for name in counts.NAMES.values():
         assert f"**{name}**" in section
+
+
+@pytest.mark.parametrize("backend", ["lcu", "opencl"])
+def test_run_stats_after_a_runtime_error(tmp_path, backend):
+    """A run that stops at a runtime error still reports its figures with --stats: the error as
+    without --stats (after the same output), then the counts of what ran; exit status 1."""
+    f = tmp_path / "rt.nesl"
+    f.write_text("function g(x) = 10 / x;\ng(2);\n{g(x) : x in [1, 0, 2]};\n3;\n")
+    plain = subprocess.run([sys.executable, "-m", "nessie", "run", "--backend", backend, str(f)],
+                           capture_output=True, text=True, cwd=ROOT, timeout=600)
+    p = subprocess.run([sys.executable, "-m", "nessie", "run", "--stats", "--backend", backend,
+                        str(f)], capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert plain.returncode == p.returncode == 1
+    assert p.stdout == plain.stdout == "g = fn : int -> int\nit = 5 : int\n"
+    assert p.stderr.startswith(plain.stderr), p.stderr
+    assert "RUNTIME ERROR: Divide by zero." in plain.stderr
+    rest = p.stderr[len(plain.stderr):]
+    assert re.search(rf"nessie: backend {backend}, fused: \d+ λcu kernels, \d+ λcu run sites, the "
+                     rf"run stopped at the error above\n", rest), rest
+    assert "nessie: fusion: " in rest
+    if backend == "opencl":
+        assert DEVICE_LINE.search(rest), rest
+    assert "Traceback" not in p.stderr
