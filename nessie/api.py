@@ -836,18 +836,9 @@ def _toplevel_types(mono_items) -> dict:
     """``{name: type}`` of the top-level values that monomorphic ``mono_items`` bind (``it``
     for an expression), the last binding of a name winning."""
     out: dict = {}
-
-    def walk(p: Any) -> None:
-        if isinstance(p, T.PVar):
-            out[p.name] = p.type
-        elif isinstance(p, T.PPair):
-            walk(p.fst)
-            walk(p.snd)
-        elif isinstance(p, T.PCon):
-            walk(p.arg)
     for it in mono_items:
         if isinstance(it, T.ValBind):
-            walk(it.pattern)
+            out.update(T.pattern_types(it.pattern))
         elif isinstance(it, T.ExpItem):
             out["it"] = it.exp.type
     return out

@@ -853,20 +853,6 @@ def check_datadef(env: TypeEnv, d: A.DataDef) -> tuple:
     return env, T.DataDef(d.name, tuple(TVar(p) for p in params), arg, scheme, span=d.span)
 
 
-def _ground_globals(pattern) -> dict:
-    out = {}
-
-    def walk(p):
-        if isinstance(p, T.PVar):
-            out[p.name] = p.type
-        elif isinstance(p, T.PPair):
-            walk(p.fst)
-            walk(p.snd)
-        elif isinstance(p, T.PCon):
-            walk(p.arg)
-    walk(pattern)
-    return out
-
 
 def _check_rebinding(env: TypeEnv, binds: dict, span) -> None:
     """A top-level value read by an existing function keeps its type: rebinding it at another
@@ -888,7 +874,7 @@ def check_topbind(env: TypeEnv, d: A.TopBind) -> tuple:
     inf.check_function_uses(inf.zonk_tree(exp))
     exp = inf.zonk_tree(exp, default=True)
     pat = inf.zonk_tree(pat, default=True)
-    binds = _ground_globals(pat)
+    binds = T.pattern_types(pat)
     _check_rebinding(env, binds, d.span)
     return env.with_globals(binds).with_next_var(inf.next_id), T.ValBind(pat, exp, span=d.span)
 

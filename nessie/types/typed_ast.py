@@ -279,6 +279,17 @@ def pattern_vars(p) -> list:
     return []
 
 
+def pattern_types(p) -> dict:
+    """``{name: type}`` of the variables a typed pattern binds (a name bound twice: the last)."""
+    if isinstance(p, PVar):
+        return {p.name: p.type}
+    if isinstance(p, PPair):
+        return {**pattern_types(p.fst), **pattern_types(p.snd)}
+    if isinstance(p, PCon):
+        return pattern_types(p.arg)
+    return {}
+
+
 # --------------------------------------------------------------------------- top level
 @dataclass(frozen=True)
 class FunDef:
