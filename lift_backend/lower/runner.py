@@ -1019,8 +1019,7 @@ class OpenCLRunner:
                 if strided:
                     self.launch(K("folds"), P2, ctx + [L(P), L(P2)] + parts + ps + parts2 + pstart2)
                 else:
-                    W = self._group_width(K("fold"), ls)
-                    self.launch(K("fold"), P2 * W, ctx + [L(P), L(P2)] + parts + ps + parts2 + pstart2, W)
+                    self._launch_groups(K("fold"), P2, ctx + [L(P), L(P2)] + parts + ps + parts2 + pstart2, ls)
             if scan or seg:
                 # the carry kernel also runs with no chunk: it evaluates init, which the numpy
                 # runner evaluates (and may fail on) even when there is nothing to combine
@@ -1028,8 +1027,7 @@ class OpenCLRunner:
                 if P2:
                     carry2 = [self._alloc(dt.itemsize * P2) for dt in tau]
                     self.launch(K("carry"), 1, ctx + [L(P2)] + parts2 + pstart2 + carry2)
-                    W = self._group_width(K("spread"), ls)
-                    self.launch(K("spread"), P2 * W, ctx + [L(P), L(P2)] + parts + ps + carry2 + carry, W)
+                    self._launch_groups(K("spread"), P2, ctx + [L(P), L(P2)] + parts + ps + carry2 + carry, ls)
                 elif not seg and P and self._lift_carry(ls):
                     # the Lift compiler's carry phase: the exclusive scan of the chunk results
                     self._launch_lift(K("liftcarry"), ls.info["lift_carry"], ctx, n, carry, chunks=P,
@@ -1289,6 +1287,12 @@ class OpenCLRunner:
         tile = ls.info.get("group_tile", 256) if ls is not None else 256
         return max(1, min(self.c.local, tile, w[1]))
 
+    def _launch_groups(self, kern: Any, groups: int, args: list, ls: Any = None) -> None:
+        """Launch ``groups`` work-groups of such a kernel, each of :meth:`_group_width`
+        work-items (the kernel numbers its groups with ``get_group_id``)."""
+        W = self._group_width(kern, ls)
+        self.launch(kern, groups * W, args, W)
+
     def _scan_longs(self, a: Any, P: int, total: Any) -> None:
         """Exclusive scan in place of ``P`` int64 values, their sum to ``total[0]``."""
         P2 = self._groups(P)
@@ -1297,11 +1301,9 @@ class OpenCLRunner:
             self.launch(self.s.nz_sd_carry, 1, [a, L(P), total])
             return
         sums2 = self._alloc(8 * P2)
-        W = self._group_width(self.s.nz_fold_long)
-        self.launch(self.s.nz_fold_long, P2 * W, [a, L(P), L(P2), sums2], W)
+        self._launch_groups(self.s.nz_fold_long, P2, [a, L(P), L(P2), sums2])
         self.launch(self.s.nz_sd_carry, 1, [sums2, L(P2), total])
-        W = self._group_width(self.s.nz_spread_long)
-        self.launch(self.s.nz_spread_long, P2 * W, [a, L(P), L(P2), sums2], W)
+        self._launch_groups(self.s.nz_spread_long, P2, [a, L(P), L(P2), sums2])
 
     def _rows(self, sd: DSd) -> bool:
         """Whether a segmented reduction/scan runs one work-item per segment: enough segments to
