@@ -469,8 +469,12 @@ def fusion_summary(report) -> str:
     acted (windows, the time budget, greedy schedules), with their reasons."""
     regions = sum(len(f.regions) for f in report.functions)
     solve = sum(f.solve_time for f in report.functions)
-    text = (f"nessie: fusion: {regions} regions in {report.seconds:.2f} s "
-            f"(ILP solves {solve:.2f} s)")
+    if getattr(report, "cached", False):
+        text = (f"nessie: fusion: {regions} regions read from the cache in {report.seconds:.2f} s "
+                f"(fused earlier, ILP solves {solve:.2f} s)")
+    else:
+        text = (f"nessie: fusion: {regions} regions in {report.seconds:.2f} s "
+                f"(ILP solves {solve:.2f} s)")
     reasons: dict = {}
     for f in report.functions:
         for r in f.fallback_reasons:

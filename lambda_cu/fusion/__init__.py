@@ -99,8 +99,11 @@ class FusionReport:
     functions: tuple[FunctionReport, ...]
     #: how the bounds acted (regions cut into windows; see the module docstring)
     notes: tuple[str, ...] = ()
-    #: seconds the whole fusion took
+    #: seconds the whole fusion took (with ``cached``: reading the result from the cache)
     seconds: float = 0.0
+    #: whether the result came from the disk cache (``lambda_cu.diskcache``): ``seconds`` is the
+    #: time of reading it, the solve times are those of the run that stored it
+    cached: bool = False
 
     def function(self, name: str) -> FunctionReport:
         for f in self.functions:
@@ -488,9 +491,44 @@ def fuse_program(prog: ir.Program, *, time_limit: float = ilp.DEFAULT_TIME_LIMIT
                  solver="cbc", budget: float = None, window: int = None) -> FusionResult:
     """Fuse the kernels of every control region of ``prog`` (see the module docstring), then
     eliminate common subexpressions of the result (``lambda_cu.fusion.cse``: equal results of
-    the fused kernels, and the equal bindings that makes; the flattener ran it on ``prog``)."""
-    fz = _Fuser(prog, time_limit, solver, DEFAULT_BUDGET if budget is None else budget,
-                DEFAULT_WINDOW if window is None else window)
+    the fused kernels, and the equal bindings that makes; the flattener ran it on ``prog``).
+
+    With the bundled solver, the result comes from the disk cache (``lambda_cu.diskcache``)
+    where an earlier process fused an equal program with the same bounds, and is stored there
+    where it does not depend on time (:func:`deterministic`)."""
+    budget = DEFAULT_BUDGET if budget is None else budget
+    window = DEFAULT_WINDOW if window is None else window
+    if solver != "cbc":
+        return _fuse_program(prog, time_limit, solver, budget, window)
+    from lambda_cu import diskcache
+    t0 = time.perf_counter()
+    res, hit = diskcache.cached("fuse", (prog, float(time_limit), float(budget), int(window)),
+                                lambda: _fuse_program(prog, time_limit, solver, budget, window),
+                                lambda r: deterministic(r.report))
+    if hit:
+        res = FusionResult(res.program, dataclasses.replace(
+            res.report, seconds=time.perf_counter() - t0, cached=True))
+    return res
+
+
+def deterministic(report: FusionReport) -> bool:
+    """Whether a fusion's result is a function of its input and bounds alone: no ILP solve hit
+    its time limit, no region was left unfused by the time budget, and every greedy fallback
+    was chosen by the model's size (not by a solver that failed or was missing)."""
+    for f in report.functions:
+        for r in f.regions:
+            s = r.schedule
+            if s.status == "time-limit":
+                return False
+            if s.fallback and not (s.fallback_reason == "greedy requested" or
+                                   (s.fallback_reason or "").startswith("ILP too large")):
+                return False
+    return True
+
+
+def _fuse_program(prog: ir.Program, time_limit: float, solver, budget: float,
+                  window: int) -> FusionResult:
+    fz = _Fuser(prog, time_limit, solver, budget, window)
     functions = []
     for f in prog.functions:
         body = fz.exp(f.body, f"function {f.name}", f.name)

@@ -80,6 +80,16 @@ class Expr:
     def __setattr__(self, name, value):
         raise AttributeError("arithmetic expressions are immutable")
 
+    # -- pickling (the compiler's disk cache, lambda_cu.diskcache) ------------------
+    # the fields of every class of the hierarchy, without the cached key and hash: the hash
+    # of a key holding names differs from one process to the next
+    def __getstate__(self) -> dict:
+        return {n: getattr(self, n) for c in type(self).__mro__
+                for n in getattr(c, "__slots__", ()) if n not in ("_key", "_hash")}
+
+    def __setstate__(self, state: dict) -> None:
+        _init(self, **state)
+
     # -- operators -------------------------------------------------------------------
     def __add__(self, o): return add(self, to_expr(o))
     def __radd__(self, o): return add(to_expr(o), self)
@@ -234,6 +244,12 @@ class Cond:
 
     def __setattr__(self, name, value):
         raise AttributeError("immutable")
+
+    def __getstate__(self) -> dict:
+        return {"op": self.op, "lhs": self.lhs, "rhs": self.rhs}
+
+    def __setstate__(self, state: dict) -> None:
+        _init(self, **state)
 
     def negate(self) -> "Cond":
         if self.op == "<":

@@ -23,7 +23,8 @@ def lower_kernel(k: ir.Kernel, strategy: str = "cpu",
     runner, a second run of a program or another program with an equal kernel (the REPL, the
     Python API, the benchmarks) does not lower and compile it through Lift again -- on PoCL that
     was most of a whole run of the examples (sort_by: ~0.3 s of ~0.7 s), and more for a fused
-    program, whose kernels are larger.  The lowered SOACs are never modified after lowering."""
+    program, whose kernels are larger.  The lowered SOACs are never modified after lowering.
+    Across processes the disk cache (``lambda_cu.diskcache``) keeps them the same way."""
     try:
         return list(_lowered(k, _numbers(k), strategy, frozenset(dev_params)))
     except TypeError:            # an unhashable kernel (not one the pipeline makes)
@@ -32,7 +33,11 @@ def lower_kernel(k: ir.Kernel, strategy: str = "cpu",
 
 @functools.lru_cache(maxsize=2048)
 def _lowered(k: ir.Kernel, numbers: tuple, strategy: str, dev_params: frozenset) -> tuple:
-    return tuple(_lower_kernel(k, strategy, dev_params))
+    # and across processes, through the disk cache (the kernel's pickle holds its numbers as
+    # they are: ``-0.0``, ``1.0`` and ``True`` pickle differently)
+    from lambda_cu import diskcache
+    return diskcache.cached("lower", (k, strategy, tuple(sorted(dev_params))),
+                            lambda: tuple(_lower_kernel(k, strategy, dev_params)))[0]
 
 
 def _numbers(x, out=None) -> tuple:
