@@ -78,20 +78,28 @@ class FileResult:
 
 # ----------------------------------------------------------------------------- the block
 def find_block(text: str) -> Optional[str]:
-    """The body of the ``% ==`` block of ``text`` (``%%`` read as ``%``), or None."""
+    """The body of the ``% ==`` block of ``text`` (``%%`` read as ``%``), or None; a second
+    block is a :class:`SpecError` (which of the two holds would be a guess)."""
     from nessie.doc import comment_ranges
     ranges = comment_ranges(text)
-    for i, (a, b) in enumerate(ranges):
+    found = None
+    i = 0
+    while i < len(ranges):
+        a, b = ranges[i]
         body = text[a + 1:b - 1]
-        if not body.split("\n", 1)[0].strip().startswith("=="):
-            continue
-        parts = [body]
         j = i + 1
-        while j < len(ranges) and ranges[j][0] == ranges[j - 1][1]:     # "%%": a literal %
-            parts.append(text[ranges[j][0] + 1:ranges[j][1] - 1])
-            j += 1
-        return "%".join(parts)
-    return None
+        if body.split("\n", 1)[0].strip().startswith("=="):
+            if found is not None:
+                line = text.count("\n", 0, a) + 1
+                raise SpecError(f"a second '% ==' block at line {line}: a program has one test "
+                                f"block (put every expected line in the first)")
+            parts = [body]
+            while j < len(ranges) and ranges[j][0] == ranges[j - 1][1]:     # "%%": a literal %
+                parts.append(text[ranges[j][0] + 1:ranges[j][1] - 1])
+                j += 1
+            found = "%".join(parts)
+        i = j
+    return found
 
 
 def parse_block(body: str) -> Spec:

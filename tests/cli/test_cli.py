@@ -458,3 +458,18 @@ def test_nessie_test_without_a_block(tmp_path, prog):
         "  block: bad test block: unexpected line in the test block: 'ouput:' (sections: "
         "output:, error:, backends:)",
         "nessie test: 3 programs, 7 runs: 6 passed, 1 failed"]
+
+
+def test_nessie_test_second_block_is_an_error(tmp_path, prog):
+    """Two '% ==' blocks: which one holds would be a guess, so the file fails and says where
+    the second starts (a '%%' inside the first block's output is not a second block)."""
+    name = prog("1 + 2;\n% ==\noutput:\nit = 3 : int\n%\n5;\n% ==\noutput:\nit = 99 : int\n%\n",
+                "two.nesl")
+    out, err, rc = nessie("test", *FAST, name, cwd=tmp_path)
+    assert (rc, err) == (1, "")
+    assert out.splitlines()[:2] == [
+        "two.nesl: FAILED",
+        "  block: bad test block: a second '% ==' block at line 7: a program has one test "
+        "block (put every expected line in the first)"]
+    one = prog('"a%== b";\n% ==\noutput:\nit = "a%%== b" : [char]\n%\n', "one.nesl")
+    assert nessie("test", "--backend", "interp", one, cwd=tmp_path)[2] == 0
