@@ -155,6 +155,23 @@ def _scalar_type_fits(ty: type, name: str) -> bool:
     return False
 
 
+def _mixed_number_depth(xs: list) -> Optional[int]:
+    """``d`` where ``xs`` are plain Python lists nested ``d`` deep (0: scalars) whose leaves are
+    all ints and floats (no bools), both kinds present; else None."""
+    kinds = set(map(type, xs))
+    if kinds <= {int, float}:
+        return 0 if kinds == {int, float} else None
+    if kinds != {list}:
+        if any(issubclass(k, (bool, np.bool_)) or not issubclass(k, (int, float, np.integer,
+                                                                     np.floating)) for k in kinds):
+            return None
+        return 0 if any(issubclass(k, (float, np.floating)) for k in kinds) and \
+            any(issubclass(k, (int, np.integer)) for k in kinds) else None
+    inner = [y for x in xs for y in x]
+    d = _mixed_number_depth(inner) if inner else None
+    return None if d is None else d + 1
+
+
 def _fits_all(xs: list, t: Type) -> bool:
     """Whether every element of ``xs``, made of Python/numpy scalars, ``str``, tuples and lists
     only, has the ground type ``t`` as ``TypeOf.check`` would find it.  False for anything else
@@ -769,6 +786,21 @@ class TypeOf:
             if not isinstance(h, (TSeq, TVar)):
                 raise Mismatch()            # deeper than the type: found at this level
             elem = h.elem if isinstance(h, TSeq) else self.u.fresh()
+            if type(v) is list and len(v) > 1 and free_vars(self.u.zonk(elem)):
+                # ints and floats at the same place of a list whose element type is open are
+                # floats, whichever comes first (as numpy reads them): the element type is
+                # fixed to float there before the elements are checked (a type that cannot be
+                # float -- the function's own, or an earlier argument's -- keeps the checks'
+                # message)
+                d = _mixed_number_depth(v)
+                if d is not None:
+                    w = FLOAT
+                    for _ in range(d):
+                        w = TSeq(w)
+                    try:
+                        self.u.unify(elem, w)
+                    except Exception:  # noqa: BLE001 - no widening: the checks report
+                        pass
             for i, x in enumerate(v):
                 self.check(x, elem, f"{path}[{i}]")
                 # once the elements' type is ground (the first element's, or the hint's), the

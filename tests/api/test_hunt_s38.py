@@ -323,3 +323,24 @@ def test_bench_only_programs_that_do_not_compile(tmp_path):
                         "    x = 1 +;\n"
                         "           ^\n"
                         "nessie bench: 1 of 1 run failed: bad (does not compile)\n")
+
+
+def test_ints_and_floats_in_a_list_are_floats_whichever_comes_first(tmp_path):
+    """A list whose element type is open takes ints and floats at the same place as floats, in
+    any order (as numpy does); a type fixed to int still rejects the float, bools never mix."""
+    f = tmp_path / "m.nesl"
+    f.write_text("function s(x) = sum(x);\nfunction idf(x) = x;\n"
+                 "function si(x) : [int] -> int = sum(x);\n")
+    m = nessie.load(str(f), backend="interp")
+    assert m.s([1, 2.5]) == m.s([2.5, 1]) == 3.5
+    assert isinstance(m.s([1, 2.5]), float)
+    assert m.s([1, 2]) == 3 and isinstance(m.s([1, 2]), int)
+    got = m.idf([[1, 2], [], [3.5]])
+    assert [list(r) for r in got] == [[1.0, 2.0], [], [3.5]]
+    assert all(r.dtype == np.float64 for r in got)
+    assert [list(r) for r in m.idf([[1], [2]])] == [[1], [2]]
+    with pytest.raises(TypeError, match=r"x\[1\] is float 2.5, where int is expected"):
+        m.si([1, 2.5])
+    for bad in ([True, 1], [1, True]):
+        with pytest.raises(TypeError, match="is expected"):
+            m.s(bad)
