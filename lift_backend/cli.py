@@ -204,14 +204,10 @@ def main(argv: Optional[List[str]] = None) -> int:
 def _sizes_from_args(prog, kargs, sizes) -> Dict[str, int]:
     """The sizes not in ``sizes`` that the arguments' shapes determine (best effort: an
     argument that does not fit its parameter is left to the launch's own checks)."""
-    from .runtime.runtime import _infer_sizes
+    from .runtime.runtime import infer_all_sizes
     found: Dict[str, int] = {}
-    for p in prog.params:
-        if p.name in kargs and p.type is not None:
-            try:
-                _infer_sizes(p.type, kargs[p.name], found, sizes, p.name)
-            except Exception:  # noqa: BLE001 - the launch reports what does not fit
-                continue
+    # quiet: the launch reports what does not fit
+    infer_all_sizes(prog.params, kargs, found, sizes, quiet=True)
     return {k: v for k, v in found.items() if k not in sizes and isinstance(v, int) and v >= 1}
 
 
@@ -275,13 +271,13 @@ def _run(args, state) -> int:
         try:
             k = compile_program(prog, sizes, gsz, lsz)
         except LiftCompileError as ex:
-            # private memory sized by a size the arguments' shapes give, or row offsets with no
-            # closed form (a row that does not fit, found by the rows' checks once the sizes
-            # are known): compile again with the sizes inferred from the arguments' shapes (as
-            # the launch would infer them)
+            # what needs sizes known at compile time (private memory sized by a size the
+            # arguments' shapes give, row offsets with no closed form where a row does not fit,
+            # an iterate's buffers, a barrier in a mapLcl that every work-item runs alike) or
+            # is refused for sizes that are not these: compile again with the sizes inferred
+            # from the arguments' shapes (as the launch would infer them)
             inferred = _sizes_from_args(prog, kargs, sizes)
-            if not inferred or not ("needs a size known at compile time" in ex.message
-                                    or "no closed form for the sum" in ex.message):
+            if not inferred:
                 raise
             sizes = {**sizes, **inferred}
             k = compile_program(prog, sizes, gsz, lsz)

@@ -148,6 +148,15 @@ def c_literal(l: Literal) -> str:
     return l.value
 
 
+def _holds_barrier(stmt: C.Stmt) -> bool:
+    """Whether ``stmt`` has a barrier in it (in a nested block too)."""
+    if isinstance(stmt, C.Barrier):
+        return True
+    if isinstance(stmt, C.Block):
+        return any(_holds_barrier(s) for s in stmt.stmts)
+    return isinstance(stmt, (C.For, C.If)) and _holds_barrier(stmt.body)
+
+
 class CodeGen:
     def __init__(self, typed: TypedProgram, spaces, alloc: Allocation, shapes, barriers,
                  error_base: bool = False, soa_output: bool = False):
@@ -791,9 +800,20 @@ class CodeGen:
                 blk.add(C.Decl("int", name, f"{get_id}({dim})"))
                 self.parent_add(C.If(f"{get_id}({dim}) < {nc}", blk))
             else:
-                self.parent_add(C.For(f"int {name} = {get_id}({dim})", f"{name} < {nc}",
-                                      f"{name} += {get_size}({dim})", blk))
+                loop = C.For(f"int {name} = {get_id}({dim})", f"{name} < {nc}",
+                             f"{name} += {get_size}({dim})", blk)
+                self.parent_add(loop)
+                rounds = self.bind_name(self.vars.fresh("rnd", 0, 0), "rnd") if shape == "uniform" else None
             body_fn()
+            if shape == "uniform" and _holds_barrier(blk):
+                # every work-item runs the loop n / local size times; counted by a round number
+                # all of them share, the loop's exit does not depend on the work-item: PoCL (3.1)
+                # aborted the build of such a loop with a barrier inside whose exit compared
+                # the work-item's index ("Could not find a dominating alternative variable")
+                loop.init = f"int {rounds} = 0"
+                loop.cond = f"{rounds} < ({nc}) / (int){get_size}({dim})"
+                loop.step = f"{rounds} += 1"
+                blk.stmts.insert(0, C.Decl("int", name, f"{get_id}({dim}) + {rounds} * (int){get_size}({dim})"))
 
     def parent_add(self, stmt: C.Stmt) -> None:
         """Add ``stmt`` to the block enclosing the one being generated."""

@@ -29,7 +29,7 @@ code generation, each refusal located at the offending call).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Mapping, Optional, Tuple
 
 from ..errors import LiftCompileError, Span
@@ -56,6 +56,14 @@ class Produced:
 
     def viewed(self) -> "Produced":
         return Produced(self.kind, self.dim, self.span, False, self.private, None, self.call)
+
+    def within(self, call: Optional[FunCall]) -> "Produced":
+        """This element producer as part of the enclosing map's ``call``: the call the compiler
+        can make a kernel of its own is the enclosing one, since the element's own call reads
+        the enclosing map's element."""
+        if call is None:
+            return self
+        return replace(self, call=call, elem=self.elem.within(call) if self.elem is not None else None)
 
 
 class CrossGroupError(LiftCompileError):
@@ -174,7 +182,7 @@ class _Rules:
             return None if res is None else res.viewed()
         private = c is not None and self.spaces.get(id(c)) == PRIVATE
         if kind in ("mapGlb", "mapWrg") or private:
-            return Produced(kind, dim, span, True, private, res, c)
+            return Produced(kind, dim, span, True, private, res.within(c) if res is not None else None, c)
         return None
 
     def check_nesting(self, kind: str, dim: int, outer, span) -> None:

@@ -159,11 +159,7 @@ class Runtime:
         # check the kinds of the arguments, then infer the sizes not given from their shapes
         values = {p.name: _as_value(args[p.name], p.type, p.name) for p in prog.params}
         origin: Dict[str, str] = {}
-        for p in prog.params:
-            before = set(sizes)
-            _infer_sizes(p.type, values[p.name], sizes, kernel.sizes, p.name)
-            for k in set(sizes) - before:
-                origin[k] = p.name
+        infer_all_sizes(prog.params, values, sizes, kernel.sizes, origin)
         check_size_values({k: v for k, v in sizes.items() if k in origin}, origin)
         env = {**kernel.sizes, **sizes}
         need = [n for n in kernel.size_names if n not in env]
@@ -336,8 +332,8 @@ class Runtime:
         _check_arg_names(prog, args)
         sizes = dict(sizes or {})
         check_size_values(sizes)
-        for p in prog.params:
-            _infer_sizes(p.type, _as_value(args[p.name], p.type, p.name), sizes, pipe.sizes, p.name)
+        infer_all_sizes(prog.params, {p.name: _as_value(args[p.name], p.type, p.name) for p in prog.params},
+                        sizes, pipe.sizes)
         results = {}
         out = None
         for k, name in zip(pipe.stages, pipe.outputs):
@@ -464,7 +460,38 @@ def _solve(length: A.Expr, value: int, sizes: Dict[str, int], fixed) -> None:
     slope = f1 - f0
     if slope == 0 or f2 - f1 != slope or (value - f0) % slope:
         return
-    sizes[v.name] = (value - f0) // slope
+    n = (value - f0) // slope
+    try:        # affine at 0, 1 and 2 but not beyond (N % 3): the length must be the value
+        if A.evaluate(length, {**env, v.name: n}) != value:
+            return
+    except (KeyError, ZeroDivisionError):
+        return
+    sizes[v.name] = n
+
+
+def infer_all_sizes(params, values, sizes: Dict[str, int], fixed, origin: Optional[Dict[str, str]] = None,
+                    quiet: bool = False) -> None:
+    """Infer the sizes the arguments ``values`` (by parameter name) determine, again while one
+    found makes another argument's shape determine one (``x: [float](N * M)`` before ``y:
+    [float]M``); ``origin`` records the parameter each size came from; ``quiet`` skips an
+    argument that cannot be read as an array (the launch reports it)."""
+    while True:
+        before_all = set(sizes)
+        for p in params:
+            if p.name not in values or p.type is None:
+                continue
+            before = set(sizes)
+            try:
+                _infer_sizes(p.type, values[p.name], sizes, fixed, p.name)
+            except Exception:  # noqa: BLE001
+                if not quiet:
+                    raise
+                continue
+            if origin is not None:
+                for k in set(sizes) - before:
+                    origin[k] = p.name
+        if set(sizes) == before_all:
+            return
 
 
 def _infer_sizes(t: Type, value, sizes: Dict[str, int], fixed, name: str) -> None:
@@ -570,6 +597,22 @@ def _convert(arr: np.ndarray, target, name: str, t: Type) -> np.ndarray:
 def _as_value(value, t: Type, name: str):
     """The argument ``value`` of the parameter ``name : t`` checked and converted: a numpy
     scalar of the parameter's dtype for a scalar parameter, else a numpy array (any shape)."""
+    if isinstance(value, int) and not isinstance(value, bool) and not -2 ** 63 <= value < 2 ** 64:
+        # beyond 64 bits numpy makes an object array: the value itself is what does not fit
+        # an integer type, and a float takes it rounded (or refuses it where it is infinite)
+        target = np.dtype(numpy_dtype(t)) if is_value(t) and not isinstance(t, (VectorType, TupleType)) \
+            else None
+        if target == np.uint8:      # a bool
+            raise LiftArgumentError(name, f"the value {value} is not a bool (0 or 1) for the type {t}")
+        if target is None or target.kind != "f":
+            info = np.iinfo(target) if target is not None and target.kind in "iu" else None
+            raise LiftArgumentError(name, f"the value {value} does not fit the type {t}" +
+                                    (f" ({info.min} .. {info.max})" if info is not None else ""))
+        try:
+            value = float(value)
+        except OverflowError:
+            raise LiftArgumentError(name, f"the value {value} does not fit the type {t} "
+                                          f"(it would become infinite)") from None
     try:
         arr = value if isinstance(value, np.ndarray) else np.asarray(value)
     except (ValueError, TypeError) as ex:
