@@ -258,7 +258,8 @@ def test_readme_quick_start_activation_and_fallback():
     readme = (ROOT / "README.md").read_text()
     quick = readme[readme.index("## Quick start"):readme.index("## A short tour")]
     assert quick.split("```")[1] == (
-        "sh\npython3 -m venv .venv && .venv/bin/pip install -e '.[test]' && .venv/bin/nessie run "
+        "sh\npython3 -m venv .venv && .venv/bin/pip install -e '.[test]' && .venv/bin/python -m "
+        "compileall -q nessie lambda_cu lift_backend && .venv/bin/nessie run "
         "nesl_examples/sparse_mxv.nesl\n.venv/bin/python -m pytest -q -n auto --maxprocesses 8\n")
     # CI runs the README's test command
     ci = (ROOT / ".ci" / "run").read_text()
