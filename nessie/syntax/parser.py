@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import re
 import sys
 
 from nessie.diagnostics import CompileError, Span
@@ -435,7 +436,12 @@ def p_postfix_apply(p):
         # this is a syntax error at the argument (``[1 2]``, ``x[i] y``)
         sp = whole
         at = Span(sp.file, sp.line, sp.col, sp.line, sp.col) if sp is not None else None
-        p.lexer.state.diags.error(at, f"syntax error at '{_one_line(first)}'")
+        hint = ""
+        if isinstance(fn, A.BoolLit):
+            # ``f(x)``: the user meant a function named f or t
+            hint = (f": {BOOL_NAME_HINT['t' if fn.value else 'f']}, so it cannot name a "
+                    f"function")
+        p.lexer.state.diags.error(at, f"syntax error at '{_one_line(first)}'{hint}")
         p[0] = fn
 
 
@@ -446,7 +452,13 @@ def p_jarg_simple(p):
     e = p[1]
     while isinstance(e, A.Subscript):
         e = e.seq
-    p[0] = (p[1], _token_text(e), p[1].span)
+    text = None
+    if isinstance(e, (A.IntLit, A.FloatLit)):
+        # a number is quoted as written (``1e3``, ``.5``), not as its value
+        lexer = getattr(p.lexer, "lexer", None)
+        text = _as_number(_span_text(getattr(lexer, "lexdata", None),
+                                     getattr(lexer, "state", None), e.span))
+    p[0] = (p[1], text or _token_text(e), p[1].span)
 
 
 def p_jarg_paren(p):
@@ -634,12 +646,43 @@ def _syntax_error(state: _ParseState, t) -> None:
         shown = f"`{v}`"
     elif t.type == "BOOL":
         shown = "t" if v else "f"
+    elif t.type in ("INT", "FLOAT"):
+        # a number is quoted as written (``1e3``, ``.5``, ``007``), not as its value
+        shown = _number_text(t) or str(v)
     else:
         shown = str(v)
     hint = ""
     if t.type == "BOOL":
         hint = f": {BOOL_NAME_HINT[shown]}, so it cannot name a function or a variable"
     state.diags.error(t.value.span, f"syntax error at '{_one_line(shown)}'{hint}")
+
+
+def _number_text(t) -> str | None:
+    """The source text of number token ``t``, or None where it is unknown."""
+    lexer = getattr(t, "lexer", None)
+    span = t.value.span if isinstance(t.value, Tok) else None
+    return _as_number(_span_text(getattr(lexer, "lexdata", None), getattr(lexer, "state", None),
+                                 span))
+
+
+def _as_number(text):
+    """``text`` if it is written as a number literal, else None (a span that does not map onto
+    the lexer's input is never quoted)."""
+    return text if text and _NUMBER_TEXT.fullmatch(text) else None
+
+
+_NUMBER_TEXT = re.compile(r"[0-9]*\.?[0-9]*([eE][-+]?[0-9]+)?")
+
+
+def _span_text(data, lex_state, span) -> str | None:
+    """The text of a one-line ``span`` of the lexer's input ``data`` (``lex_state`` holds its
+    line starts), or None where it is unknown."""
+    starts = getattr(lex_state, "line_starts", None)
+    if (not isinstance(data, str) or starts is None or span is None
+            or span.line != span.end_line or not 1 <= span.line <= len(starts)):
+        return None
+    start = starts[span.line - 1] + span.col - 1
+    return data[start:start + span.end_col - span.col + 1] or None
 
 
 #: the longest token text quoted whole in a syntax error
