@@ -102,15 +102,17 @@ def load(kind: str, k: Optional[str]) -> Any:
     """The stored result of entry ``k``, or :data:`MISS`."""
     if k is None or not enabled():
         return MISS
-    p = _path(kind, k)
+    p = None
     try:
+        p = _path(kind, k)
         with open(p, "rb") as f:
             value = pickle.load(f)
     except FileNotFoundError:
         return MISS
     except Exception:  # noqa: BLE001 - a truncated or corrupt entry (or one of another layout)
         try:
-            p.unlink()
+            if p is not None and p.is_file():
+                p.unlink()
         except OSError:
             pass
         return MISS
@@ -139,9 +141,9 @@ def store(kind: str, k: Optional[str], value: Any) -> None:
     written)."""
     if k is None or not enabled():
         return
-    p = _path(kind, k)
     tmp = None
     try:
+        p = _path(kind, k)
         p.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=".tmp-")
         with os.fdopen(fd, "wb") as f:
@@ -179,7 +181,7 @@ def prune(max_bytes: int = MAX_BYTES) -> None:
                 total -= size
             except OSError:
                 pass
-    except OSError:
+    except (OSError, RuntimeError):
         pass
 
 

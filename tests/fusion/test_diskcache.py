@@ -199,3 +199,20 @@ def test_the_key_depends_on_the_compilers_settings(monkeypatch):
     monkeypatch.delenv("NESSIE_FUSION_MAX_PAIRS")
     monkeypatch.setenv("NESSIE_CACHE_DIR", "/elsewhere")      # where, not what
     assert diskcache.key("fuse", 1) == k1
+
+
+def test_no_home_directory_is_no_cache(tmp_path, monkeypatch):
+    """Where the cache's directory cannot be found (no HOME, no NESSIE_CACHE_DIR, no
+    XDG_CACHE_HOME), results are computed and nothing fails."""
+    monkeypatch.setenv("NESSIE_CACHE", "1")
+    monkeypatch.delenv("NESSIE_CACHE_DIR", raising=False)
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+
+    def no_home():
+        raise RuntimeError("Could not determine home directory.")
+    monkeypatch.setattr(diskcache.Path, "home", staticmethod(no_home))
+    k = diskcache.key("t", 1)
+    assert diskcache.load("t", k) is diskcache.MISS
+    diskcache.store("t", k, 2)
+    diskcache.prune()
+    assert diskcache.cached("t", (1,), lambda: 3) == (3, False)
