@@ -1066,7 +1066,10 @@ class OpenCLRunner:
                     # synchronisation and scan them here (no offsets launch)
                     h = np.empty(P, np.int64)
                     self._read([(h, counts)])
-                    kept_n = self._chunk_offsets(h, counts)
+                    kept_n = int(h.sum())
+                    if seg:
+                        # the positions' scan starts each chunk at its offset (lift_pre)
+                        self._chunk_offsets(h, counts)
                 else:
                     if self._groups(P):
                         self._scan_longs(counts, P, total)
@@ -1079,6 +1082,8 @@ class OpenCLRunner:
             rej = [self.new_vec(n - kept_n, dt) for dt in tau] if part else []
             if P and not (P <= self.host_scan and
                           self._launch_write(ls, K, ctx, n, P, h, kept_n, outs, rej, counts, pre)):
+                if P <= self.host_scan and not seg:
+                    self._chunk_offsets(h, counts)      # the template's chunk offsets
                 self.launch(K("write"), P, ctx + [L(n), L(P), L(kept_n), counts] + [o.buf for o in outs] +
                             [r.buf for r in rej] + ([pre] if seg else []))
             if not seg:
@@ -1197,11 +1202,12 @@ class OpenCLRunner:
         for ls, n, P, base, ctx, counts, h in started:
             tau = [dtype_of(t) for t in ls.elem_types]
             part = isinstance(ls.soac, ir.Partition)
-            kept_n = self._chunk_offsets(h, counts) if P else 0
+            kept_n = int(h.sum()) if P else 0
             outs = [self.new_vec(kept_n, dt) for dt in tau]
             rej = [self.new_vec(n - kept_n, dt) for dt in tau] if part else []
             if P and not self._launch_write(ls, lambda suffix, b=base: ks[f"{b}_{suffix}"], ctx, n, P, h,
                                             kept_n, outs, rej):
+                self._chunk_offsets(h, counts)          # the template's chunk offsets
                 self.launch(ks[f"{base}_write"], P, ctx + [L(n), L(P), L(kept_n), counts] +
                             [o.buf for o in outs] + [r.buf for r in rej])
             out.append(outs + rej)
@@ -1259,7 +1265,9 @@ class OpenCLRunner:
 
     def _chunk_offsets(self, h: np.ndarray, counts: Any) -> int:
         """A filter's chunk counts ``h``, read back: their exclusive scan is uploaded into
-        ``counts`` (the write phase's chunk offsets, no launch); returns the kept total."""
+        ``counts`` (the template write phase's chunk offsets, or the start of each chunk's
+        positions scan, no launch; the Lift write phase uploads its own, ``choffs``); returns
+        the kept total."""
         ex = np.zeros(len(h), np.int64)
         np.cumsum(h[:-1], out=ex[1:])
         self.cl.enqueue_copy(self.queue, counts, ex, is_blocking=False)
