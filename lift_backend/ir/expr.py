@@ -39,6 +39,7 @@ class Literal(Expr):
     """A compile-time constant in OpenCL C syntax (``0.0f``, ``(float4)(0.0f)``)."""
     value: str
     type: Type
+    span: Optional[Span] = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from ..errors import LiftCompileError, LiftError, Span
 from ..ir.expr import field_names, Expr, FunCall, FunDecl, Lambda, Param, Program, UserFun, walk
 from ..limits import INT_MAX, TOO_DEEP_TO_COMPILE, run_deep
 from ..memory import LOCAL, allocate, infer_address_spaces
-from ..types import ArrayType, Type, VectorType
+from ..types import ArrayType, Type, VectorType, size_in_elements
 from ..types.infer import TypedProgram, infer_program, substitute_sizes
 from .barriers import eliminate_barriers
 from .codegen import CheckSite, CodeGen, KernelParam, OffsetsCheck
@@ -137,6 +137,17 @@ def check_lengths(typed: TypedProgram, env: Mapping[str, int], default_span: Opt
                                        + (f" (with {_env_text(env)})" if env else "")
                                        + ", the limit of the kernels' int indices", span or default_span)
             tt = tt.elem
+        else:
+            if isinstance(tt, ArrayType):
+                # position-dependent rows (a triangle): the elements of all the rows together
+                try:
+                    n = A.evaluate(size_in_elements(tt), env)
+                except (KeyError, ZeroDivisionError):
+                    continue
+                if total * n > INT_MAX:
+                    raise LiftCompileError(f"the array of type {t} has more than {INT_MAX} elements"
+                                           + (f" (with {_env_text(env)})" if env else "")
+                                           + ", the limit of the kernels' int indices", span or default_span)
 
 
 def compile_program(program: Program, sizes: Optional[Mapping[str, int]] = None,

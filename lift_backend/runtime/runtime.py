@@ -550,11 +550,20 @@ def _convert(arr: np.ndarray, target, name: str, t: Type) -> np.ndarray:
         if not arr.dtype.names or len(arr.dtype.names) != len(target.names):
             raise LiftArgumentError(name, f"the type {t} needs a structured array with "
                                           f"{len(target.names)} fields, got dtype {describe_dtype(arr.dtype)}")
+        sources = _tuple_fields(arr.dtype, target, name, t)
         try:
             out = np.empty(arr.shape, dtype=target)
-            for src, dst in zip(arr.dtype.names, target.names):
-                out[dst] = _convert(np.asarray(arr[src]), target.fields[dst][0].base, name, t) \
-                    if target.fields[dst][0].shape == () else arr[src]
+            for src, dst in zip(sources, target.names):
+                field = target.fields[dst][0]
+                value = np.asarray(arr[src])
+                if field.shape == ():
+                    out[dst] = _convert(value, field.base, name, t)
+                else:       # a vector component: its elements converted as a scalar array's
+                    if value.shape != arr.shape + field.shape:
+                        raise LiftArgumentError(name, f"the field {src} of the dtype {describe_dtype(arr.dtype)} "
+                                                      f"has the shape {value.shape[arr.ndim:]}, the component "
+                                                      f"{dst} of the type {t} needs {field.shape}")
+                    out[dst] = _convert(value, field.base, name, t)
             return out
         except (ValueError, TypeError) as ex:
             raise LiftArgumentError(name, f"cannot convert the dtype {describe_dtype(arr.dtype)} to the "
@@ -592,6 +601,19 @@ def _convert(arr: np.ndarray, target, name: str, t: Type) -> np.ndarray:
             raise LiftArgumentError(name, f"the value {float(big.flat[0])!r} does not fit the type {t} "
                                           f"(it would become infinite)")
     return arr.astype(target, copy=False)
+
+
+def _tuple_fields(dt, target, name: str, t: Type):
+    """The fields of the structured dtype ``dt`` giving the components ``_0 .. _k`` of
+    ``target``: by name where ``dt`` names them so (in any order), by position where it names
+    none of them; other names like a component's (``_2`` for a pair) are refused."""
+    if set(dt.names) == set(target.names):
+        return list(target.names)
+    if any(re.fullmatch(r"_[0-9]+", n) for n in dt.names):
+        raise LiftArgumentError(name, f"the fields of the dtype {describe_dtype(dt)} do not match the "
+                                      f"components {', '.join(target.names)} of the type {t} (name them "
+                                      f"{', '.join(target.names)}, or give other names to read them by position)")
+    return list(dt.names)
 
 
 def _as_value(value, t: Type, name: str):

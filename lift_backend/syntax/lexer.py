@@ -46,6 +46,7 @@ class Lexer:
         self.source = source = strip_bom(source)
         self.file = file
         self.pos = 0
+        self.braced_code = ""
         self._line_starts = [0] + [m.end() for m in re.finditer("\n", source)]
         self._peeked: List[Token] = []
 
@@ -87,11 +88,13 @@ class Lexer:
         return tok
 
     def raw_braced(self, open_tok: Token) -> str:
-        """The raw text after the ``{`` token ``open_tok`` up to its matching ``}``."""
+        """The raw text after the ``{`` token ``open_tok`` up to its matching ``}``; its code
+        alone, comments and literals made blanks (same offsets), is left in ``braced_code``."""
         assert not self._peeked, "raw_braced must be called right after consuming '{'"
         depth = 1
         i = open_tok.pos + 1
         src = self.source
+        code = list(src)
         while i < len(src):
             ch = src[i]
             if src.startswith("//", i):
@@ -100,16 +103,21 @@ class Lexer:
                 j = src.find("\n", i)
                 while j > 0 and src[j - 1 - (src[j - 1] == "\r")] == "\\":
                     j = src.find("\n", j + 1)
-                i = len(src) if j < 0 else j
+                j = len(src) if j < 0 else j
+                code[i:j] = " " * (j - i)
+                i = j
                 continue
             if src.startswith("/*", i):
                 j = src.find("*/", i + 2)
-                i = len(src) if j < 0 else j + 2
+                j = len(src) if j < 0 else j + 2
+                code[i:j] = " " * (j - i)
+                i = j
                 continue
             if ch in "\"'":
                 j = i + 1
                 while j < len(src) and src[j] != ch:
                     j += 2 if src[j] == "\\" else 1
+                code[i:j + 1] = " " * (min(j + 1, len(src)) - i)
                 i = j + 1
                 continue
             if ch == "#":
@@ -126,6 +134,7 @@ class Lexer:
                 depth -= 1
                 if depth == 0:
                     self.pos = i + 1
+                    self.braced_code = "".join(code[open_tok.pos + 1:i])
                     return src[open_tok.pos + 1:i]
             i += 1
         raise LiftSyntaxError("unterminated user function body", open_tok.span(self.file))

@@ -80,6 +80,7 @@ class Parser:
         self.lx = Lexer(source, file)
         self.file = file
         self.userfuns: Dict[str, UserFun] = dict(userfuns or {})
+        self.body_code: Dict[str, str] = {}     # user function -> its body without comments
         self._fresh = itertools.count()
         self.depth = 0                  # nesting of the construct being parsed (limits.py)
         self.max_depth = MAX_EXPR_DEPTH
@@ -140,7 +141,7 @@ class Parser:
                 uf = self.parse_userfun()
                 # an earlier user function of this file calling this one, not yet defined then
                 for other in out.userfuns.values():
-                    if other.name != uf.name and _calls(other.body, uf.name):
+                    if other.name != uf.name and _calls(self.body_code.get(other.name, other.body), uf.name):
                         raise self.error(f"user function {other.name} calls {uf.name}, which is defined "
                                          f"after it: define {uf.name} first", t)
                 if uf.name in self.userfuns and uf.name in out.userfuns:
@@ -188,9 +189,15 @@ class Parser:
                              f"return scalars, vectors and tuples of them", rt)
         brace = self.expect("{")
         body = self.lx.raw_braced(brace)
-        if _calls(body, name.text):
+        code = self.lx.braced_code      # the body without its comments and literals
+        if _calls(code, name.text):
             raise self.error(f"user function {name.text} calls itself: OpenCL C has no recursion", name)
-        calls = tuple(u for n, u in self.userfuns.items() if _calls(body, n))
+        if not re.search(r"(?<![\w.])return(?!\w)", code):
+            # C lets a non-void function end without a value: its result would be garbage
+            raise self.error(f"user function {name.text} returns {ret} but its body has no return "
+                             f"statement", name)
+        calls = tuple(u for n, u in self.userfuns.items() if _calls(code, n))
+        self.body_code[name.text] = code
         return UserFun(name.text, tuple(pnames), tuple(ptypes), ret, body.strip(), span=start.span(self.file),
                        calls=calls)
 
@@ -539,10 +546,12 @@ class Parser:
 
     def parse_literal(self) -> Literal:
         neg = ""
+        start = self.lx.peek()
         if self.at("-"):
             self.lx.next()
             neg = "-"
         t = self.lx.next()
+        span = start.span(self.file)
         if t.kind == "INT":
             value = int(neg + t.text)
             if not -2 ** 31 <= value <= 2 ** 31 - 1:
@@ -550,7 +559,7 @@ class Parser:
                                  f"({-2 ** 31} .. {2 ** 31 - 1})", t)
             # the value in decimal: C would read a leading zero as octal (012 is 10 there)
             text = str(value) if value != -2 ** 31 else "(-2147483647 - 1)"
-            return Literal(text, ScalarType("int"))
+            return Literal(text, ScalarType("int"), span=span)
         if t.kind == "FLOAT":
             single = t.text[-1] in "fF"
             try:
@@ -572,7 +581,7 @@ class Parser:
             if not any(c in mant for c in ".eE"):
                 # 5f is not C: a float constant needs a point or an exponent
                 text = mant + ".0" + text[len(mant):]
-            return Literal(neg + text, ScalarType("float" if single else "double"))
+            return Literal(neg + text, ScalarType("float" if single else "double"), span=span)
         raise self.error(f"expected a number, found {t.text!r}", t)
 
     def static_args(self, parse_one, n: int):

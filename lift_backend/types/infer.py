@@ -7,6 +7,7 @@ arguments of patterns and the size constraints to check once sizes are known.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Dict, List, Mapping, Optional, Tuple
@@ -558,8 +559,13 @@ class _Inferer:
             if isinstance(f.boundary, Literal):
                 if not types_equal(f.boundary.type, at.elem) and \
                         not _literal_converts(f.boundary, at.elem):
-                    raise self.error(f"pad: the boundary value has type {f.boundary.type}, "
-                                     f"the elements have type {at.elem}")
+                    v = _int_literal_value(f.boundary)
+                    if v is not None and isinstance(at.elem, ScalarType) and at.elem.name in _INT_RANGES:
+                        lo, hi = _INT_RANGES[at.elem.name]
+                        raise _err(f"pad: the boundary value {v} is out of range for the elements of "
+                                   f"type {at.elem} ({lo} .. {hi})", f.boundary.span or self.span)
+                    raise _err(f"pad: the boundary value has type {f.boundary.type}, "
+                               f"the elements have type {at.elem}", f.boundary.span or self.span)
             elif f.boundary not in P.BOUNDARIES:
                 raise self.error(f"pad: unknown boundary {f.boundary!r}")
             who = f"pad({A.to_text(l)}, {A.to_text(r)})"
@@ -869,10 +875,21 @@ def _literal_converts(lit: Literal, t: Type) -> bool:
     if not isinstance(t, ScalarType) or not isinstance(lit.type, ScalarType):
         return False
     if lit.type.name == "int" and t.name in _INT_RANGES:
-        try:
-            v = int(lit.value.strip("()").rstrip("uUlL"), 0)
-        except ValueError:
-            return False
+        v = _int_literal_value(lit)
         lo, hi = _INT_RANGES[t.name]
-        return lo <= v <= hi
+        return v is not None and lo <= v <= hi
     return lit.type.name == "float" and t.name == "double"
+
+
+def _int_literal_value(lit: Literal) -> Optional[int]:
+    """The value of an ``int`` literal (``-2147483648`` is written ``(-2147483647 - 1)``)."""
+    if not isinstance(lit.type, ScalarType) or lit.type.name != "int":
+        return None
+    text = lit.value.strip()
+    m = re.fullmatch(r"\(\s*(-?[0-9]+)\s*-\s*([0-9]+)\s*\)", text)
+    if m:
+        return int(m.group(1)) - int(m.group(2))
+    try:
+        return int(text.strip("()").rstrip("uUlL"), 0)
+    except ValueError:
+        return None
