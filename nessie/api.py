@@ -281,9 +281,21 @@ class Function:
 
     @property
     def __signature__(self):
+        """The Python signature (``inspect.signature``): a parameter whose NESL name is no
+        Python name (a tuple pattern ``(a, b)``, a Python keyword such as ``lambda``) is shown
+        as ``argN`` (``lambda_`` for a keyword) and can still be passed by its NESL name."""
         import inspect
-        return inspect.Signature([inspect.Parameter(p, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-                                  for p in self.params])
+        import keyword
+        names: list = []
+        for i, p in enumerate(self.params, 1):
+            name = p + "_" if keyword.iskeyword(p) else p
+            if not name.isidentifier():
+                name = f"arg{i}"
+            while name in names or (name != p and name in self.params):
+                name += "_"
+            names.append(name)
+        return inspect.Signature([inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+                                  for n in names])
 
     @property
     def signature(self) -> str:

@@ -1088,7 +1088,7 @@ class PyConv:
                           lengths=np.fromiter(map(len, v), np.int64, len(v)))
         if c is None and isinstance(v, np.ndarray) and v.ndim >= 2 and isinstance(elem, TSeq):
             _plain_array(v, path)                  # rows of an n-d array: no per-row work
-            c = Segmented(v.reshape((-1,) + v.shape[2:]),
+            c = Segmented(v.reshape((v.shape[0] * v.shape[1],) + v.shape[2:]),
                           lengths=np.full(v.shape[0], v.shape[1], np.int64))
         if c is not None:
             return _Column(*self.norm_col(c, elem, path, memo))
@@ -1134,6 +1134,9 @@ class PyConv:
                     bad = int(arr.min()) if int(arr.min()) < self.lo else int(arr.max())
                     raise OverflowError(f"{bad} does not fit the {self.int_bits}-bit NESL int")
                 return _readonly(arr, self.int_dtype)
+            if arr.size and arr.dtype == object:     # element by element, as the ints
+                return np.asarray([self.norm(x, elem) for x in arr],
+                                  np.float64 if n == "float" else np.bool_)
             if n == "float":
                 if arr.size and arr.dtype.kind not in "iuf":
                     raise Mismatch()
@@ -1143,9 +1146,9 @@ class PyConv:
                     raise Mismatch()
                 return _readonly(arr, np.bool_)
         if isinstance(v, np.ndarray):
-            if v.ndim < 2 and v.size:
+            if v.ndim < 2 and v.size and v.dtype != object:
                 raise Mismatch()
-            v = list(v)
+            v = list(v)        # rows of an n-d array; an object array's items (as TypeOf.array)
         if not isinstance(v, (list, range)):
             raise Mismatch()
         return [self.norm(x, elem) for x in v]
