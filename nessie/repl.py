@@ -454,6 +454,13 @@ class Session:
             return False                  # a NESL name of the session: an expression
         while len(arg) >= 2 and arg[0] == "(" and arg[-1] == ")":
             arg = arg[1:-1].strip()
+        if word == "show":
+            # ``show code (ff);``: the name in brackets, as describe's may be
+            what, sep, name = arg.partition(" ")
+            name = name.strip()
+            while len(name) >= 2 and name[0] == "(" and name[-1] == ")":
+                name = name[1:-1].strip()
+            arg = f"{what} {name}" if sep else what
         shape = _SHOW_ARG if word == "show" else _DESCRIBE_ARG
         if not shape.match(arg):
             return False                  # e.g. describe = 3; : NESL input

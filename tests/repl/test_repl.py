@@ -544,3 +544,9 @@ def test_item_the_backend_cannot_run(monkeypatch):
             assert err.getvalue() == ("nessie: note: running this item on the reference "
                                       "interpreter: the flattener does not handle it (this "
                                       "construct)\n")
+
+
+def test_show_code_takes_the_name_in_brackets():
+    out, err, rc = repl("function ff(x) = x + 1;\nshow code (ff);\nshow code ((ff));\n")
+    assert (err, rc) == ("", 0)
+    assert out == "ff = fn : int -> int\n" + "function ff(x) = x + 1;\n" * 2
