@@ -229,6 +229,12 @@ def _run(args, state) -> int:
         sizes = _parse_sizes(args.size)
         gsz = _parse_dims(args.global_size, "global")
         lsz = _parse_dims(args.local_size, "local")
+        if gsz is not None and lsz is not None:
+            # an NDRange the device would refuse: said for compile as run says it
+            if len(gsz) != len(lsz) or any(g % l for g, l in zip(gsz, lsz)):
+                raise _UsageError(f"the global size {gsz} is not a multiple of the local size {lsz} "
+                                  f"(--global and --local need as many dimensions, each global one a "
+                                  f"multiple of the local one)")
         lf = parse(state["source"], args.file)
         prog = lf.program(args.program)
         if args.cmd == "compile":

@@ -212,3 +212,15 @@ def test_a_triangle_beyond_int_indices_is_refused_at_launch(runtime):
     k = compile_program(parse(TRI).program("p"))
     with pytest.raises(LiftCompileError, match=r"has more than 2147483647 elements \(with N=70000\)"):
         runtime.run(k, {"x": np.zeros(100, np.float32)}, sizes={"N": 70000}, global_size=64)
+
+
+@pytest.mark.parametrize("g, l", [("8", "16"), ("8,2", "4"), ("6", "4")])
+def test_compile_refuses_an_ndrange_run_would_refuse(tmp_path, capsys, g, l):
+    f = tmp_path / "p.lift"
+    f.write_text("program p(x: [float]N) = mapGlb(0)(\\a -> a) $ x\n")
+    rc, err = _cli(capsys, "compile", str(f), "--global", g, "--local", l)
+    dims = g.replace(",", ", ") + ("," if "," not in g else "")
+    assert rc == 1
+    assert err.startswith(f"error: the global size ({dims})") and \
+        "is not a multiple of the local size" in err
+    assert _cli(capsys, "compile", str(f), "--global", "16", "--local", "8")[0] == 0
