@@ -1,14 +1,16 @@
-"""A cache on disk for the compiler's two expensive pure passes: the fusion of a flattened λcu
-program (``lambda_cu.fusion.fuse_program``) and the lowering of a λcu kernel to Lift and OpenCL C
-(``lift_backend.lower.kernels.lower_kernel``).  Both are pure functions of an immutable IR value
+"""A cache on disk for the compiler's expensive pure passes: the flattening of a monomorphic
+program (``nessie.passes``), the fusion of a flattened λcu program
+(``lambda_cu.fusion.fuse_program``) and the lowering of a λcu kernel to Lift and OpenCL C
+(``lift_backend.lower.kernels.lower_kernel``).  Each is a pure function of an immutable IR value
 and a few options, so a result computed once is valid for every later process that passes the
 same value -- a second ``nessie run`` or ``nessie compile`` of a program, a REPL session, the
 Python API -- as long as the compiler itself is the same.
 
 * The key of an entry is a SHA-256 of the pass's name, the compiler's version and the pickled
-  arguments (``pickle`` writes equal IR values, built the same way, as equal bytes whatever the
-  process's string-hash seed: the IR holds no sets of strings; an argument that cannot be
-  pickled is not cached).  The compiler's version is a hash of the Python version, of the
+  arguments, pickled without pickle's memo (so equal IR values give equal bytes whoever shares
+  what: a program read back from the cache has the key of the one first computed), whatever
+  the process's string-hash seed (the IR holds no sets of strings); an argument that cannot be
+  pickled is not cached.  The compiler's version is a hash of the Python version, of the
   source of every module of ``nessie``, ``lambda_cu`` and ``lift_backend`` and of the
   ``NESSIE_*``/``LIFT_*`` environment settings: any edit of the compiler, or another bound,
   starts a new cache.
@@ -28,6 +30,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import io
 import os
 import pickle
 import sys
@@ -84,8 +87,16 @@ def key(kind: str, *args: Any) -> Optional[str]:
     """The entry's name for pass ``kind`` applied to ``args``; None where they cannot be
     pickled (nothing is cached then)."""
     try:
-        data = pickle.dumps(args, protocol=5)
-    except Exception:  # noqa: BLE001 - an argument pickle cannot write: not cached
+        # without pickle's memo ("fast" mode): a shared value is written again where it recurs,
+        # so the bytes depend on the values alone, not on which of them share one object (a
+        # value read back from the cache shares fewer strings than the one first computed:
+        # pickle interns the attribute names it restores, not equal strings elsewhere)
+        buf = io.BytesIO()
+        p = pickle.Pickler(buf, protocol=5)
+        p.fast = True
+        p.dump(args)
+        data = buf.getvalue()
+    except Exception:  # noqa: BLE001 - an argument pickle cannot write (or a cycle): not cached
         return None
     h = hashlib.sha256(kind.encode())
     h.update(b"\0")

@@ -97,7 +97,10 @@ def _flatten(mono, o: Options):
             errors.append(e)
     if errors:
         raise CompileErrors(errors)
-    return flatten_program(mono, o.int_bits)
+    # a pure function of the monomorphic program: kept in the disk cache (lambda_cu.diskcache)
+    from lambda_cu import diskcache
+    return diskcache.cached("flatten", (mono, o.int_bits),
+                            lambda: flatten_program(mono, o.int_bits))[0]
 
 
 def _show_lcu(flat) -> str:

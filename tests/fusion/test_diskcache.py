@@ -42,8 +42,10 @@ def test_second_run_reads_the_cache_and_prints_the_same(tmp_path):
     first = _run(env, "run", "--stats", prog)
     assert first.returncode == 0, first.stderr
     assert "read from the cache" not in first.stderr
-    assert len(_entries(tmp_path, "fuse")) == 1
+    assert len(_entries(tmp_path, "fuse")) == 1 and len(_entries(tmp_path, "flatten")) == 1
     assert len(_entries(tmp_path, "lower")) > 3
+    stored = {p: p.stat().st_mtime_ns for k in ("flatten", "fuse", "lower")
+              for p in _entries(tmp_path, k)}
     second = _run(env, "run", "--stats", prog)
     assert second.returncode == 0, second.stderr
     assert second.stdout == first.stdout
@@ -53,6 +55,11 @@ def test_second_run_reads_the_cache_and_prints_the_same(tmp_path):
     assert pick and pick == [l for l in second.stderr.splitlines() if "λcu kernel launches" in l]
     plain = _run(dict(os.environ, NESSIE_CACHE="0"), "run", prog)
     assert plain.stdout == first.stdout
+    # the second run read every entry the first wrote (a program read back from the cache has
+    # the key of the one computed: keys do not depend on which values share an object) and
+    # wrote none
+    assert {p: p.stat().st_mtime_ns for k in ("flatten", "fuse", "lower")
+            for p in _entries(tmp_path, k)}.keys() == stored.keys()
 
 
 def test_corrupt_and_truncated_entries_are_misses(tmp_path):
@@ -140,6 +147,15 @@ def test_time_dependent_fusion_is_not_stored(tmp_path, monkeypatch):
     ok = run_deep(lambda: fuse_program(prog))
     assert deterministic(ok.report)
     assert len(_entries(tmp_path, "fuse")) == 1
+
+
+def test_the_key_does_not_depend_on_sharing():
+    a = "lengths"
+    shared = ([a, a], {"lengths": a})
+    b = "".join(["leng", "ths"])            # equal, another object
+    unshared = (["".join(["leng", "ths"]), b], {"lengths": "".join(["len", "gths"])})
+    assert diskcache.key("t", shared) == diskcache.key("t", unshared)
+    assert diskcache.key("t", shared) == diskcache.key("t", pickle.loads(pickle.dumps(shared)))
 
 
 def test_the_key_depends_on_the_compiler_and_the_arguments(monkeypatch):
