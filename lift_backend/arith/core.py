@@ -802,9 +802,19 @@ def sum_over(var: Var, start, stop, body, _nonneg: bool = False) -> Expr:
         dep = [f for f in body.factors if contains(f, var)]
         if free or body.coef != 1:
             return mul(Cst(body.coef), *free, sum_over(var, start, stop, _make_term(1, tuple(dep)), True))
+        if all(f == var for f in dep) and len(dep) in _POWER_SUMS:
+            # sum_{var} var^k = S_k(stop) - S_k(start) (Faulhaber)
+            s_k = _POWER_SUMS[len(dep)]
+            return sub(s_k(stop), s_k(start))
         return SumOver(var, start, stop, body)
     if body == var:
         return div(sub(mul(stop, sub(stop, ONE)), mul(start, sub(start, ONE))), Cst(2))
+    if isinstance(body, Div) and isinstance(body.b, Cst) and _divides_everywhere(body.a, body.b.value, var):
+        # an exact division of every term (a nested triangle's (i + i * i) / 2): the sum of
+        # the numerators, divided
+        inner = sum_over(var, start, stop, body.a, True)
+        if not any(isinstance(n, SumOver) for n in iter_nodes(inner)):
+            return div(inner, body.b)
     if isinstance(body, Pow) and isinstance(body.base, Cst) and body.exp == var and body.base.value == 2:
         return sub(pow_(Cst(2), stop), pow_(Cst(2), start))
     if isinstance(body, IfThenElse):
@@ -831,6 +841,37 @@ def sum_over(var: Var, start, stop, body, _nonneg: bool = False) -> Expr:
                 inside = ite(Cond("<=", start, p), ite(Cond("<", p, stop), peeled, ZERO), ZERO)
                 return add(inside, sum_over(var, start, stop, miss, True))
     return SumOver(var, start, stop, body)
+
+
+# S_k(n) = sum_{i=0}^{n-1} i^k, each an exact division
+_POWER_SUMS = {
+    2: lambda n: div(mul(n, sub(n, ONE), sub(mul(Cst(2), n), ONE)), Cst(6)),
+    3: lambda n: div(mul(n, n, sub(n, ONE), sub(n, ONE)), Cst(4)),
+}
+
+
+def _divides_everywhere(a: Expr, c: int, var: Var) -> bool:
+    """Whether ``c > 0`` divides ``a`` for every integer value of ``var``, ``a`` a polynomial in
+    ``var`` alone whose divisions by constants are exact too (``(i + i * i) / 2``): such a
+    polynomial is ``P / D``, ``P`` with integer coefficients and ``D`` the product of the
+    divisors, so ``a(v + c * D) = a(v)`` modulo ``c`` and the values ``v = 0 .. c * D - 1``
+    decide."""
+    from .evaluate import evaluate
+    if c <= 0 or free_vars(a) != frozenset([var]):
+        return False
+    divs = [a]
+    period = c
+    for n in iter_nodes(a):
+        if isinstance(n, Div) and isinstance(n.b, Cst) and n.b.value > 0:
+            divs.append(n.a)
+            period *= n.b.value
+        elif not (isinstance(n, (Cst, Var, Sum, Prod)) or (isinstance(n, Pow) and isinstance(n.exp, Cst)
+                                                          and n.exp.value >= 0)):
+            return False
+    if period > 4096:
+        return False
+    quotients = [c] + [n.b.value for n in iter_nodes(a) if isinstance(n, Div)]
+    return all(evaluate(x, {var: v}) % q == 0 for v in range(period) for x, q in zip(divs, quotients))
 
 
 def telescope(terms, var: Var) -> Optional[Tuple[Expr, list]]:

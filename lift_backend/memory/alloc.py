@@ -38,6 +38,23 @@ from .address_space import GLOBAL, LOCAL, PRIVATE, AddressSpace
 INVERTIBLE_LAYOUTS = (P.Join, P.Split, P.Scatter, P.ScatterIdx, P.Transpose, P.AsVector, P.AsScalar)
 
 
+
+def _layout_only(f) -> Optional[str]:
+    """The name of the data-layout pattern that a map's function ``f`` only applies to its
+    element (``split`` for ``map(split(4))``, ``map(\\r -> transpose $ r)``, ``map(map(join))``),
+    else None."""
+    if isinstance(f, P.LayoutPattern):
+        return f.name
+    if isinstance(f, P.Map) and f.kind == "map":
+        return _layout_only(f.f)
+    if isinstance(f, Lambda) and len(f.params) == 1:
+        e, name = f.body, None
+        while isinstance(e, FunCall) and isinstance(e.f, P.LayoutPattern) and len(e.args) == 1:
+            name, e = e.f.name, e.args[0]
+        if name is not None and isinstance(e, Param) and e.name == f.params[0].name:
+            return name
+    return None
+
 class Memory:
     """A piece of memory of the kernel (identity semantics).
 
@@ -292,6 +309,12 @@ class _Allocator:
             raise self.error(f"{f.name}: a data-layout pattern cannot produce the result of "
                              f"{'the enclosing pattern'}: copy the data with a user function (e.g. mapSeq(id))")
         if isinstance(f, P.Map):
+            lay = _layout_only(f.f)
+            if lay is not None:
+                raise self.error(f"{f.kind}({lay}): a map of a data-layout pattern is not supported yet: apply "
+                                 f"the {lay} in the map that consumes the rows (mapGlb(0)(g o {lay}) for "
+                                 f"mapGlb(0)(g) o map({lay})), or copy the rows with a user function "
+                                 f"(e.g. mapSeq(id))")
             if not has_dest:
                 self.allocate(c, depth, self.typed.app_types[id(f)], self.spaces[id(c)], f.kind)
             var = self.typed.loop_vars[id(f)]

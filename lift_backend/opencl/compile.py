@@ -170,8 +170,15 @@ def compile_program(program: Program, sizes: Optional[Mapping[str, int]] = None,
     are flat tuples of scalars is written as one output buffer per component (struct of
     arrays) instead of one array of structs.
     """
+    if not isinstance(program, Program):
+        raise LiftCompileError(f"compile_program: expected a Program (e.g. parse(text).program(name)), "
+                               f"got {type(program).__name__}")
+    if sizes is not None and not isinstance(sizes, Mapping):
+        raise LiftCompileError(f"compile_program: the sizes must be a mapping from names to integers "
+                               f"({{'N': 1024}}), got {type(sizes).__name__}")
     sizes = dict(sizes or {})
     check_size_values(sizes)
+    sizes = {k: int(v) for k, v in sizes.items()}
     launch = LaunchConfig(_dims(global_size, "global"), _dims(local_size, "local"))
     try:
         compiled = run_deep(lambda: _compile(program, sizes, launch, error_base, soa_output))

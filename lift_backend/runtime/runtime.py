@@ -149,12 +149,13 @@ class Runtime:
         :class:`~lift_backend.errors.LiftRuntimeError`, ``index out of bounds in gatherIdx
         (index 12, length 8)``, and no output is returned."""
         from ..opencl.compile import CompiledPipeline
+        _check_run_call(kernel, args, sizes)
         if isinstance(kernel, CompiledPipeline):
             return self._run_pipeline(kernel, args, sizes, global_size, local_size)
         cl = self.cl
         prog = kernel.program
-        sizes = dict(sizes or {})
-        check_size_values(sizes)
+        sizes = _given_sizes(sizes, kernel.sizes, {v.name for v in kernel.typed.size_vars} | set(kernel.sizes),
+                             prog.name)
         _check_arg_names(prog, args)
         # check the kinds of the arguments, then infer the sizes not given from their shapes
         values = {p.name: _as_value(args[p.name], p.type, p.name) for p in prog.params}
@@ -330,8 +331,8 @@ class Runtime:
         and those the program's own arguments determine."""
         prog = pipe.program
         _check_arg_names(prog, args)
-        sizes = dict(sizes or {})
-        check_size_values(sizes)
+        sizes = _given_sizes(sizes, pipe.sizes, {v.name for k in pipe.stages for v in k.typed.size_vars}
+                             | set(pipe.sizes), prog.name)
         infer_all_sizes(prog.params, {p.name: _as_value(args[p.name], p.type, p.name) for p in prog.params},
                         sizes, pipe.sizes)
         results = {}
@@ -444,8 +445,10 @@ def _eval_size(e: A.Expr, env, what: str = "buffer", arrays=None) -> int:
     return n
 
 
-def _solve(length: A.Expr, value: int, sizes: Dict[str, int], fixed) -> None:
-    """Bind the single unknown size variable of ``length`` (affine in it) to make it ``value``."""
+def _solve(length: A.Expr, value: int, sizes: Dict[str, int], fixed, monotone: bool = False) -> None:
+    """Bind the single unknown size variable of ``length`` (affine in it) to make it ``value``;
+    with ``monotone``, a length not affine (a triangle's ``N * (N + 1) / 2`` elements) that does
+    not decrease with the size is solved too, where one size gives ``value``."""
     env = {**fixed, **sizes}
     unknown = [v for v in A.free_vars(length) if v.name not in env]
     if len(unknown) != 1:
@@ -459,6 +462,10 @@ def _solve(length: A.Expr, value: int, sizes: Dict[str, int], fixed) -> None:
         return
     slope = f1 - f0
     if slope == 0 or f2 - f1 != slope or (value - f0) % slope:
+        if monotone and not (slope and f2 - f1 == slope) and \
+                not any(isinstance(n, A.SumOver) for n in A.iter_nodes(length)):
+            # (a sum with no closed form would be evaluated term by term at each step)
+            _solve_monotone(length, value, sizes, env, v)
         return
     n = (value - f0) // slope
     try:        # affine at 0, 1 and 2 but not beyond (N % 3): the length must be the value
@@ -469,12 +476,44 @@ def _solve(length: A.Expr, value: int, sizes: Dict[str, int], fixed) -> None:
     sizes[v.name] = n
 
 
+def _solve_monotone(length: A.Expr, value: int, sizes: Dict[str, int], env, v) -> None:
+    """The size ``n`` with ``length(n) == value`` and ``length(n - 1) < value``, by bisection,
+    where ``length`` is seen not to decrease (at the points the search evaluates and between
+    them where sampled); nothing bound otherwise."""
+    def at(n: int) -> int:
+        return A.evaluate(length, {**env, v.name: n})
+
+    try:
+        lo, hi = 0, 1
+        while at(hi) < value:
+            if hi >= INT_MAX:
+                return
+            lo, hi = hi, min(2 * hi, INT_MAX)
+        while lo < hi:          # the smallest n in [lo, hi] with length(n) >= value
+            mid = (lo + hi) // 2
+            if at(mid) >= value:
+                hi = mid
+            else:
+                lo = mid + 1
+        n = lo
+        if at(n) != value or (n > 0 and at(n - 1) >= value):
+            return
+        points = sorted({0, n, n + 1, *range(0, n, max(1, n // 64))})
+        vals = [at(k) for k in points]
+    except (KeyError, ZeroDivisionError, OverflowError, RecursionError):
+        return
+    if any(b < a for a, b in zip(vals, vals[1:])):
+        return
+    sizes[v.name] = n
+
+
 def infer_all_sizes(params, values, sizes: Dict[str, int], fixed, origin: Optional[Dict[str, str]] = None,
                     quiet: bool = False) -> None:
     """Infer the sizes the arguments ``values`` (by parameter name) determine, again while one
     found makes another argument's shape determine one (``x: [float](N * M)`` before ``y:
     [float]M``); ``origin`` records the parameter each size came from; ``quiet`` skips an
     argument that cannot be read as an array (the launch reports it)."""
+    counts = False      # the element counts of position-dependent arrays: once shapes give no more
     while True:
         before_all = set(sizes)
         for p in params:
@@ -482,7 +521,7 @@ def infer_all_sizes(params, values, sizes: Dict[str, int], fixed, origin: Option
                 continue
             before = set(sizes)
             try:
-                _infer_sizes(p.type, values[p.name], sizes, fixed, p.name)
+                _infer_sizes(p.type, values[p.name], sizes, fixed, p.name, counts)
             except Exception:  # noqa: BLE001
                 if not quiet:
                     raise
@@ -490,13 +529,21 @@ def infer_all_sizes(params, values, sizes: Dict[str, int], fixed, origin: Option
             if origin is not None:
                 for k in set(sizes) - before:
                     origin[k] = p.name
-        if set(sizes) == before_all:
+            if counts and set(sizes) != before:
+                break           # back to the shapes with the size found
+        if set(sizes) != before_all:
+            counts = False
+        elif counts:
             return
+        else:
+            counts = True
 
 
-def _infer_sizes(t: Type, value, sizes: Dict[str, int], fixed, name: str) -> None:
+def _infer_sizes(t: Type, value, sizes: Dict[str, int], fixed, name: str, counts: bool = False) -> None:
     """Infer size variables from the shape of an argument: each dimension of a regular
-    array type whose length is affine in one unknown size (``N``, ``N + 1``, ``32 * K``)."""
+    array type whose length is affine in one unknown size (``N``, ``N + 1``, ``32 * K``);
+    with ``counts``, also the one unknown size of a position-dependent array's element count
+    (a triangle's ``N * (N + 1) / 2``: what the regular shapes do not give first)."""
     if is_value(t):
         return
     arr = np.asarray(value)
@@ -506,6 +553,10 @@ def _infer_sizes(t: Type, value, sizes: Dict[str, int], fixed, name: str) -> Non
         dims.append(tt.length)
         tt = tt.elem
     if isinstance(tt, ArrayType):      # position-dependent below: only the outer dims
+        if not dims and counts:
+            # rows of lengths depending on their position (a triangle), stored one after the
+            # other: the number of elements gives the one unknown size
+            _solve(size_in_elements(t), int(arr.size), sizes, fixed, monotone=True)
         return
     vec = isinstance(tt, VectorType)
     if (arr.ndim == len(dims) and not vec) or (vec and arr.ndim == len(dims) + 1 and arr.shape[-1] == tt.width):
@@ -836,6 +887,38 @@ def get_runtime(device=None) -> Runtime:
     if _default_runtime is None:
         _default_runtime = Runtime()
     return _default_runtime
+
+
+def _check_run_call(kernel, args, sizes) -> None:
+    """What ``Runtime.run`` is given is a compiled kernel, a mapping of arguments and one of
+    sizes (a Python-level mistake is a :class:`LiftRuntimeError` saying so, not an attribute
+    error deep inside)."""
+    from ..opencl.compile import CompiledPipeline
+    if not isinstance(kernel, (CompiledKernel, CompiledPipeline)):
+        hint = " (compile it first: compile_program(program))" if type(kernel).__name__ == "Program" else ""
+        raise LiftRuntimeError(f"run: expected a compiled kernel (the result of compile_program), "
+                               f"got {type(kernel).__name__}{hint}")
+    for what, m in (("arguments", args), ("sizes", sizes)):
+        if m is not None and not isinstance(m, Mapping) or (m is None and what == "arguments"):
+            raise LiftRuntimeError(f"run: the {what} must be a mapping from names to values, "
+                                   f"got {type(m).__name__}")
+
+
+def _given_sizes(sizes, compiled: Mapping[str, int], known, prog_name: str) -> Dict[str, int]:
+    """The sizes given to a launch as ints (numpy integers accepted), each a size of the
+    program and, where the kernel was compiled for a value of it, that value."""
+    sizes = dict(sizes or {})
+    check_size_values(sizes)
+    sizes = {k: int(v) for k, v in sizes.items()}
+    unknown = sorted(set(sizes) - set(known))
+    if unknown:
+        raise LiftRuntimeError(f"unknown size(s) {', '.join(unknown)} of program {prog_name} "
+                               f"(its sizes: {', '.join(sorted(known)) or 'none'})")
+    for k, v in sorted(sizes.items()):
+        if k in compiled and compiled[k] != v:
+            raise LiftRuntimeError(f"the kernel was compiled for the size {k}={compiled[k]}, not {k}={v} "
+                                   f"(compile it again for other sizes, or without them)")
+    return sizes
 
 
 def _check_arg_names(prog, args) -> None:

@@ -542,6 +542,11 @@ class Parser:
             return self.parse_pattern(scope)
         if t.text in KEYWORDS:
             raise self.error(f"unexpected {t.text!r}", t)
+        if t.text in ("reverse", "reorderStride"):
+            # the papers' reorder-stride pattern: here an index function of gather and scatter
+            arg = "(s)" if t.text == "reorderStride" else ""
+            raise self.error(f"{t.text} is an index function, not a pattern: write gather({t.text}{arg}) "
+                             f"to read (scatter({t.text}{arg}) to write) through it", t)
         raise self.error(f"unknown name {t.text!r}", t)
 
     def parse_literal(self) -> Literal:
@@ -750,6 +755,10 @@ def describe(f: FunDecl) -> str:
 def parse(source: str, file: str = "<input>", userfuns: Optional[Dict[str, UserFun]] = None) -> LiftFile:
     """Parse the text of a ``.lift`` file (on a big stack: see :mod:`lift_backend.limits`)."""
     from ..limits import run_deep
+    if not isinstance(source, str):
+        raise LiftSyntaxError(f"parse: expected the program text as a str, got {type(source).__name__}"
+                              + (" (decode it first, e.g. data.decode('utf-8'))"
+                                 if isinstance(source, (bytes, bytearray)) else ""))
     return run_deep(lambda: Parser(source, file, userfuns).parse_file())
 
 

@@ -15,6 +15,7 @@ from .. import arith as A
 from ..errors import LiftCompileError, Span
 from ..ir import patterns as P
 from ..types import ArrayType, TupleType, Type, VectorType
+from ..types.types import flat_offset, size_in_elements
 from .views import (AccessView, AsScalarView, AsVectorView, BoundsCheck, FailView, GatherIdxView, GuardView, ScatterIdxView, ValueIndex, checked, GenerateView, JoinView,
                     MemView, NestView, OffsetView, PadView, ReorderView, SlideView, SplitView,
                     TransposeView, TupleAccessView, View, ZipView, index_fun_in_range, index_fun_width)
@@ -78,7 +79,7 @@ def layout_view(f: P.LayoutPattern, args: Sequence[View], result_type: Type,
         if k is not None and A.contains(inner.length, k):
             # irregular rows: the position of element j is found through the row offsets,
             # which only a memory view or a nest view can provide (checked at consumption)
-            return _irregular_join(args[0], result_type)
+            return _irregular_join(args[0], result_type, span)
         return JoinView(args[0], inner.length, result_type)
     if isinstance(f, P.Gather):
         n = args[0].type.length
@@ -174,15 +175,32 @@ def host_checked_offsets(offs: View, data: View) -> bool:
             and not any(isinstance(n, A.Lookup) for n in A.iter_nodes(data.type.length)))
 
 
-def _irregular_join(v: View, result_type: Type) -> View:
+def _irregular_join(v: View, result_type: Type, span: Optional[Span] = None) -> View:
     """join of a position-dependent array: element j of the result is element j of the
-    flat memory when the rows were laid out by a nest view over contiguous memory."""
+    flat memory when the rows were laid out by a nest view over contiguous memory, or
+    element ``start + j`` where the array is a row of a position-dependent array in memory
+    (a triangle of triangles), its rows stored one after the other from ``start``."""
     if isinstance(v, NestView):
         return _retype(v.parent, result_type)
     if isinstance(v, MemView) and not v.outer:
         return MemView(v.mem, v.outer, result_type)
+    base, idxs = v, []
+    while True:
+        if isinstance(base, AccessView):
+            idxs.insert(0, base.index)
+            base = base.parent
+        elif isinstance(base, TupleAccessView) and isinstance(base.parent, AccessView) \
+                and isinstance(base.parent.parent, ZipView) and not idxs:
+            # component k of element i of a zip is element i of its k-th array
+            base = AccessView(base.parent.parent.parents[base.i], base.parent.index, base.type)
+        else:
+            break
+    if idxs and isinstance(base, MemView) and not base.outer \
+            and size_in_elements(result_type.elem) == A.ONE:
+        flat = MemView(base.mem, base.outer, ArrayType(result_type.elem, size_in_elements(base.type)))
+        return OffsetView(flat, flat_offset(base.type, idxs), result_type)
     raise LiftCompileError("join: cannot flatten a position-dependent array that is not stored "
-                           "contiguously")
+                           "contiguously", span)
 
 
 def _retype(v: View, t: Type) -> View:
