@@ -25,6 +25,6 @@ from .evaluate import evaluate, eval_cond, evaluate_all
 from . import core as _core, printer as _printer, ranges as _ranges  # noqa: E402
 
 # the functions core.py calls from the modules above it (core.py's _LATE)
-_core._LATE.update(to_text=_printer.to_text, **{
+_core._LATE.update(to_text=_printer.to_text, evaluate=evaluate, **{
     n: getattr(_ranges, n) for n in ("prove_pos", "prove_nonneg", "prove_nonpos", "prove_lt",
                                      "prove_le", "int_bounds")})

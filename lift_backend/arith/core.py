@@ -856,7 +856,7 @@ def _divides_everywhere(a: Expr, c: int, var: Var) -> bool:
     polynomial is ``P / D``, ``P`` with integer coefficients and ``D`` the product of the
     divisors, so ``a(v + c * D) = a(v)`` modulo ``c`` and the values ``v = 0 .. c * D - 1``
     decide."""
-    from .evaluate import evaluate
+    evaluate = _late("evaluate")
     if c <= 0 or free_vars(a) != frozenset([var]):
         return False
     divs = [a]
