@@ -109,6 +109,7 @@ UNSUPPORTED_SET = {
 
 _DESCRIBE_ARG = re.compile(r"^([A-Za-z_][\w]*|`[^`\s]+`)?$")
 _SHOW_ARG = re.compile(r"^[A-Za-z_]\w*(\s+([A-Za-z_][\w]*|`[^`\s]+`))?$")
+_COMMAND_FIRST = re.compile(r"^(\s*(?:\?|help|describe|show)(?![\w])[^;\"'%`]*;)(?=.*\S)", re.I | re.S)
 _COMMAND = re.compile(r"^\s*(\?|(?:help|describe|show)(?![\w]))\s*(.*?)\s*[;$]?\s*$",
                       re.I | re.S)
 
@@ -272,8 +273,16 @@ class Session:
             self.lines.append(line)
             self._register()
             return False
+        shown = line
+        if not self.pending:
+            # ``show code ff; 5;``: a command, then NESL input on the same line (parsed in
+            # place, the command's text blanked, so locations keep their columns; messages
+            # quote the line as typed)
+            m = _COMMAND_FIRST.match(line)
+            if m and self._toplevel_command(m.group(1)):
+                line = " " * len(m.group(1)) + line[len(m.group(1)):]
         self.pending.append(line)
-        self.lines.append(line)
+        self.lines.append(shown)
         start = len(self.lines) - len(self.pending)
         text = "\n" * start + "\n".join(self.pending)
         items, errors = self._parse(text)

@@ -550,3 +550,17 @@ def test_show_code_takes_the_name_in_brackets():
     out, err, rc = repl("function ff(x) = x + 1;\nshow code (ff);\nshow code ((ff));\n")
     assert (err, rc) == ("", 0)
     assert out == "ff = fn : int -> int\n" + "function ff(x) = x + 1;\n" * 2
+
+
+def test_a_command_then_nesl_input_on_one_line():
+    """``show code ff; 5;``: the command runs, then the rest of the line is NESL input read in
+    place (its errors located at their columns, the line quoted as typed)."""
+    out, err, rc = repl("function ff(x) = x + 1;\nshow code ff; 5;\ndescribe ff; ff(1);\n"
+                        "show code ff; 1 +;\ndescribe = 3; describe;\n")
+    assert rc == 0
+    assert out == ("ff = fn : int -> int\nfunction ff(x) = x + 1;\nit = 5 : int\n"
+                   "ff : int -> int\n(no documentation: write a doc string, or a % comment % "
+                   "just before the definition)\ndefined at <stdin>:1:1\nit = 2 : int\n"
+                   "function ff(x) = x + 1;\ndescribe = 3 : int\nit = 3 : int\n")
+    assert err.splitlines() == ["<stdin>:4:18: error: syntax error at ';'",
+                                "    show code ff; 1 +;", " " * 21 + "^"]
