@@ -305,6 +305,12 @@ class _Inferer:
     def reduce(self, f: P.Reduce, t: Type, call: FunCall, env) -> Type:
         at = self.array(t, f.kind)
         it = self.expr(f.init, env)
+        if isinstance(f.init, Literal) and isinstance(f.f, UserFun) and f.f.param_types and \
+                not types_equal(it, f.f.param_types[0]) and _literal_converts(f.init, f.f.param_types[0]):
+            # an ``int`` literal for a ``long``, ``uint`` or ``char`` accumulator, a ``float`` one
+            # for a ``double`` (the language has no literals of those types; C converts it)
+            it = f.f.param_types[0]
+            self.types[id(f.init)] = it
         if not is_value(it):
             raise self.error(f"{f.kind}: the initial value must be a scalar, vector or tuple, got {it}")
         k = self.vars.fresh(LOOP_VAR_NAMES[f.kind], 0, A.sub(at.length, 1))
