@@ -82,10 +82,11 @@ def _dims(x, what: str = "global") -> Optional[Tuple[int, ...]]:
     return tuple(out)
 
 
-def check_size_values(sizes: Mapping[str, object], origin: Optional[Mapping[str, str]] = None) -> None:
+def check_size_values(sizes: Mapping[str, object],
+                      origin: Optional[Mapping[str, str]] = None) -> Dict[str, int]:
     """Sizes are integers between 1 and ``INT_MAX`` (size variables are at least 1 in the
-    arithmetic; kernels receive them as ``int``).  ``origin`` names the argument a size was
-    inferred from, for the message."""
+    arithmetic; kernels receive them as ``int``); returns them as Python ints (numpy integers
+    are accepted).  ``origin`` names the argument a size was inferred from, for the message."""
     for k, v in sizes.items():
         where = f" (from the shape of the argument {origin[k]})" if origin and k in origin else ""
         if isinstance(v, bool) or not isinstance(v, (int,)) and not hasattr(v, "__index__"):
@@ -94,6 +95,7 @@ def check_size_values(sizes: Mapping[str, object], origin: Optional[Mapping[str,
         if not 1 <= v <= INT_MAX:
             raise LiftCompileError(f"size {k}={v}{where} is out of range: sizes must be between 1 and "
                                    f"{INT_MAX}" + (" (empty arrays are not supported)" if v == 0 else ""))
+    return {k: int(v) for k, v in sizes.items()}
 
 
 def _env_text(env: Mapping[str, int]) -> str:
@@ -176,9 +178,7 @@ def compile_program(program: Program, sizes: Optional[Mapping[str, int]] = None,
     if sizes is not None and not isinstance(sizes, Mapping):
         raise LiftCompileError(f"compile_program: the sizes must be a mapping from names to integers "
                                f"({{'N': 1024}}), got {type(sizes).__name__}")
-    sizes = dict(sizes or {})
-    check_size_values(sizes)
-    sizes = {k: int(v) for k, v in sizes.items()}
+    sizes = check_size_values(dict(sizes or {}))
     launch = LaunchConfig(_dims(global_size, "global"), _dims(local_size, "local"))
     try:
         compiled = run_deep(lambda: _compile(program, sizes, launch, error_base, soa_output))

@@ -907,9 +907,7 @@ def _check_run_call(kernel, args, sizes) -> None:
 def _given_sizes(sizes, compiled: Mapping[str, int], known, prog_name: str) -> Dict[str, int]:
     """The sizes given to a launch as ints (numpy integers accepted), each a size of the
     program and, where the kernel was compiled for a value of it, that value."""
-    sizes = dict(sizes or {})
-    check_size_values(sizes)
-    sizes = {k: int(v) for k, v in sizes.items()}
+    sizes = check_size_values(dict(sizes or {}))
     unknown = sorted(set(sizes) - set(known))
     if unknown:
         raise LiftRuntimeError(f"unknown size(s) {', '.join(unknown)} of program {prog_name} "
