@@ -1263,16 +1263,14 @@ class OpenCLRunner:
                               extra={"choffs": buf, "kept": np.int32(total)})
         return True
 
-    def _chunk_offsets(self, h: np.ndarray, counts: Any) -> int:
+    def _chunk_offsets(self, h: np.ndarray, counts: Any) -> None:
         """A filter's chunk counts ``h``, read back: their exclusive scan is uploaded into
         ``counts`` (the template write phase's chunk offsets, or the start of each chunk's
-        positions scan, no launch; the Lift write phase uploads its own, ``choffs``); returns
-        the kept total."""
+        positions scan, no launch; the Lift write phase uploads its own, ``choffs``)."""
         ex = np.zeros(len(h), np.int64)
         np.cumsum(h[:-1], out=ex[1:])
         self.cl.enqueue_copy(self.queue, counts, ex, is_blocking=False)
         self._keep.append(ex)              # alive until the copy is done
-        return int(h.sum())
 
     def _groups(self, P: int) -> int:
         """How many groups the chunk results are folded in before one work-item combines them:
