@@ -159,14 +159,11 @@ def _mixed_number_depth(xs: list) -> Optional[int]:
     """``d`` where ``xs`` are plain Python lists nested ``d`` deep (0: scalars) whose leaves are
     all ints and floats (no bools), both kinds present; else None."""
     kinds = set(map(type, xs))
-    if kinds <= {int, float}:
-        return 0 if kinds == {int, float} else None
     if kinds != {list}:
-        if any(issubclass(k, (bool, np.bool_)) or not issubclass(k, (int, float, np.integer,
-                                                                     np.floating)) for k in kinds):
-            return None
-        return 0 if any(issubclass(k, (float, np.floating)) for k in kinds) and \
-            any(issubclass(k, (int, np.integer)) for k in kinds) else None
+        # every kind a float (ints included, bools not), some an int and some not
+        ints = [_scalar_type_fits(k, "int") for k in kinds]
+        return 0 if all(_scalar_type_fits(k, "float") for k in kinds) and any(ints) \
+            and not all(ints) else None
     inner = [y for x in xs for y in x]
     d = _mixed_number_depth(inner) if inner else None
     return None if d is None else d + 1
