@@ -239,21 +239,61 @@ class Executor:
             self._replaying = False
 
     def exp(self, e: ir.Exp, env: dict[str, Any]) -> Any:
-        """Evaluate a CPU-level expression."""
+        """Evaluate a CPU-level expression.
+
+        Tail positions -- a block's result, or its last binding where the result only returns
+        what that binding binds (``let x = e; return x``, ``let (a, b) = e; return (a, b)``);
+        both branches of an ``if``; a called function's body -- are evaluated in this loop, not
+        by a nested call, and a call there replaces the environment instead of stacking one:
+        a loop written as tail recursion holds the vectors of its current step only (those of
+        the steps before are freed as the step's environment is dropped), as it runs on every
+        runner.  Such a call is still one more active call until the loop returns
+        (``self.depth``), so the recursion limit counts the calls the interpreter counts."""
+        entered = 0
+        tupled = False          # a tail binding of several names: the value is a tuple
+        try:
+            while True:
+                if isinstance(e, ir.Block):
+                    env = dict(env)
+                    binds = e.binds
+                    if binds and _returns_last(e):
+                        for b in binds[:-1]:
+                            self.bind(b, self.exp(b.rhs, env), env)
+                        tupled = tupled or len(binds[-1].params) > 1
+                        e = binds[-1].rhs
+                    else:
+                        for b in binds:
+                            self.bind(b, self.exp(b.rhs, env), env)
+                        e = e.result
+                    continue
+                if isinstance(e, ir.If):
+                    e = e.then if bool(self.exp(e.cond, env)) else e.else_
+                    continue
+                if isinstance(e, ir.Call):
+                    f = self.functions[e.func]
+                    args = [self.exp(a, env) for a in e.args]
+                    self.depth.enter()
+                    entered += 1
+                    # the caller's environment is dropped here: its vectors live on only where
+                    # they are arguments
+                    env = {p.name: a for p, a in zip(f.params, args)}
+                    args = None
+                    e = f.body
+                    continue
+                v = self._exp_node(e, env)
+                return tuple(v) if tupled and not isinstance(v, tuple) else v
+        finally:
+            depth = self.depth
+            for _ in range(entered):
+                depth.leave()
+
+    def _exp_node(self, e: ir.Exp, env: dict[str, Any]) -> Any:
+        """Evaluate a CPU-level expression that is no block, ``if`` or call (``exp``)."""
         r = self.runner
         if isinstance(e, ir.Var):
             return env[e.name]
-        if isinstance(e, ir.Block):
-            inner = dict(env)
-            for b in e.binds:
-                self.bind(b, self.exp(b.rhs, inner), inner)
-            return self.exp(e.result, inner)
         if isinstance(e, ir.Run):
             return self._run(self.kernels[e.kernel], [self.exp(a, env) for a in e.args])
-        if isinstance(e, ir.Call):
-            return self._call(self.functions[e.func], [self.exp(a, env) for a in e.args])
-        if isinstance(e, ir.If):
-            return self.exp(e.then if bool(self.exp(e.cond, env)) else e.else_, env)
         if isinstance(e, ir.Speculate):
             return self._speculate(e, env)
         if isinstance(e, ir.Const):
@@ -304,6 +344,17 @@ class Executor:
             r.sync()                 # effects happen after every earlier kernel succeeded
             return r.from_host(fn(*[r.to_host(a) for a in args]), e.ty)
         raise TypeError(f"cannot evaluate {type(e).__name__} on the host: {e}")
+
+
+def _returns_last(b: ir.Block) -> bool:
+    """Whether block ``b``'s result is what its last binding binds, returned as it is: ``let x
+    = e; return x`` or ``let (x, y) = e; return (x, y)`` (the value of ``e`` is the block's)."""
+    names = [p.name for p in b.binds[-1].params]
+    r = b.result
+    if isinstance(r, ir.Var):
+        return names == [r.name]
+    return (isinstance(r, ir.Tuple) and len(names) > 1 and len(r.elems) == len(names)
+            and all(isinstance(x, ir.Var) and x.name == n for x, n in zip(r.elems, names)))
 
 
 __all__ = ["Executor", "on_big_stack", "LcuRuntimeError"]
