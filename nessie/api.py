@@ -113,7 +113,7 @@ from nessie.convert import (RESULT_FORMATS, ArgTypeError, ArgValueError, Mismatc
 from nessie.diagnostics import CompileError, CompileErrors, RuntimeNeslError, with_sources
 from nessie.interp.values import DataVal, pair
 from nessie.types import typed_ast as T
-from nessie.types.types import (INT, CLASS_MEMBERS, Namer, Scheme, TBase, TFun, TPair, TVar,
+from nessie.types.types import (INT, CLASS_MEMBERS, Namer, Scheme, TBase, TFun, TPair, TSeq, TVar,
                                 Type, free_vars, subst_type, type_to_str)
 
 __all__ = ["load", "Module", "Function", "DataVal", "Segmented"]
@@ -128,7 +128,8 @@ def load(source: Any, *, backend: str = "auto", fuse: Optional[bool] = None, int
     """Compile a NESL program and return it as a :class:`Module` whose NESL functions are
     called as Python methods (``m.dotp(xs, ys)``).
 
-    ``source`` is a path (a ``str`` naming a file or ending in ``.nesl``, or an
+    ``source`` is a path (a ``str`` naming a file or ending in ``.nesl``, one line without
+    ``;``, ``$`` or white space that has a directory part or an extension, or an
     ``os.PathLike``) or NESL source text.  ``backend``: ``"auto"`` (default, as the CLI:
     ``"opencl"``, or ``"interp"`` with ``int64=True``), ``"opencl"`` (on ``device``: ``None``,
     ``"cpu"``, ``"gpu"`` or ``"P:D"``), ``"lcu"`` (numpy kernel runner) or ``"interp"`` (the
@@ -146,7 +147,7 @@ def load(source: Any, *, backend: str = "auto", fuse: Optional[bool] = None, int
     _check_stdout(stdout)
     if isinstance(source, os.PathLike) or (
             isinstance(source, str) and "\n" not in source and ";" not in source
-            and (os.path.exists(source) or source.endswith(".nesl"))):
+            and (os.path.exists(source) or source.endswith(".nesl") or _looks_like_path(source))):
         path = os.fspath(source)
         if not isinstance(path, str):
             raise TypeError(f"load() wants a str path, not {type(path).__name__}")
@@ -162,6 +163,14 @@ def load(source: Any, *, backend: str = "auto", fuse: Optional[bool] = None, int
                   run_toplevel=run_toplevel, stdout=stdout, device=device, results=results)
 
 
+def _looks_like_path(text: str) -> bool:
+    """A one-line string that no NESL program can be (no ``;`` or ``$`` ends an item in it)
+    and that names a file: no white space, and a directory part or an extension
+    (``prog.NESL``, ``dir/prog``), so that a missing file is said to be one."""
+    return ("$" not in text and re.fullmatch(r"\S+", text) is not None
+            and ("/" in text or os.sep in text or re.search(r"\.[A-Za-z]\w*$", text) is not None))
+
+
 def _check_stdout(stdout: Any) -> None:
     """``stdout`` is None or a text stream (checked before anything is compiled)."""
     if stdout is None:
@@ -172,6 +181,8 @@ def _check_stdout(stdout: Any) -> None:
     if isinstance(stdout, (io.RawIOBase, io.BufferedIOBase)):
         raise TypeError(f"stdout must be a text stream, not the binary {type(stdout).__name__} "
                         f"(io.TextIOWrapper(...) makes one)")
+    if getattr(stdout, "closed", False) is True:
+        raise ValueError(f"stdout is a closed {type(stdout).__name__}: pass an open text stream")
 
 
 def _read_program(path: str) -> str:
@@ -285,6 +296,12 @@ class Function:
         Python name (a tuple pattern ``(a, b)``, a Python keyword such as ``lambda``) is shown
         as ``argN`` (``lambda_`` for a keyword) and can still be passed by its NESL name."""
         import inspect
+        return inspect.Signature([inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+                                  for n in self._python_names()])
+
+    def _python_names(self) -> list:
+        """The parameters' names in :attr:`__signature__`: the NESL name, else ``argN`` (a
+        tuple pattern) or ``NAME_`` (a Python keyword); a call may pass either."""
         import keyword
         names: list = []
         for i, p in enumerate(self.params, 1):
@@ -294,8 +311,7 @@ class Function:
             while name in names or (name != p and name in self.params):
                 name += "_"
             names.append(name)
-        return inspect.Signature([inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-                                  for n in names])
+        return names
 
     @property
     def signature(self) -> str:
@@ -323,11 +339,15 @@ class Function:
                             f"({', '.join(self.params)}), {len(args)} given")
         vals = list(args) + [None] * (n - len(args))
         given = [True] * len(args) + [False] * (n - len(args))
+        aliases = self._python_names()
         for k, v in kwargs.items():
-            if k not in self.params:
+            if k in self.params:
+                i = self.params.index(k)
+            elif k in aliases:
+                i = aliases.index(k)          # the name inspect.signature shows
+            else:
                 raise TypeError(f"{self.name}() has no parameter {k!r} "
                                 f"(parameters: {', '.join(self.params)})")
-            i = self.params.index(k)
             if given[i]:
                 raise TypeError(f"{self.name}() got two values for parameter {k!r}")
             vals[i], given[i] = v, True
@@ -351,6 +371,11 @@ class Function:
         itype = self._internal_type()
         param_types = [t for _, t in _param_spine(self.fundef.param, itype.arg)]
         for i, (v, pt, pname) in enumerate(zip(vals, param_types, self.params), 1):
+            if _has_function_type(pt):
+                raise TypeError(f"{self.name}: argument {i} ({pname}) is a function, which the "
+                                f"Python API cannot pass (got {describe(v)}): call a NESL "
+                                f"function that calls {self.name} with a function named in "
+                                f"NESL (signature {self.signature})")
             before = Unifier()
             before.s = dict(u.s)
             try:
@@ -434,6 +459,17 @@ class Function:
                                   self.results or self._module.results)
 
 
+def _has_function_type(t: Type) -> bool:
+    """Whether a function type occurs in ``t`` (a parameter that takes a function)."""
+    if isinstance(t, TFun):
+        return True
+    if isinstance(t, TPair):
+        return _has_function_type(t.fst) or _has_function_type(t.snd)
+    if isinstance(t, TSeq):
+        return _has_function_type(t.elem)
+    return False
+
+
 # ============================================================================== modules
 class Module:
     """A compiled NESL program (see the module docstring)."""
@@ -447,6 +483,9 @@ class Module:
         from nessie.driver import int_literal_errors
         from nessie.mono import Monomorphiser
 
+        if not isinstance(text, str):
+            raise TypeError(f"Module() wants NESL source text (a str), not "
+                            f"{type(text).__name__}: nessie.load(path) reads a file")
         _check_options("Module", backend=backend, fuse=fuse, int64=int64,
                        run_toplevel=run_toplevel, filename=filename, device=device,
                        results=results)

@@ -304,6 +304,10 @@ class Segmented:
                                     f"index {i}")
             off = np.zeros(ln.size + 1, np.int64)
             np.cumsum(ln, out=off[1:])
+            if ln.size and (off[1:] < off[:-1]).any():
+                # the int64 sum wrapped round: no such number of values
+                raise ArgValueError(f"Segmented: the lengths add up to {sum(ln.tolist())}, "
+                                    f"more than there can be values (2**63 - 1)")
             if n is not None and int(off[-1]) != n:
                 raise ArgValueError(f"Segmented: the lengths add up to {int(off[-1])} but "
                                     f"there are {n} values")
@@ -387,6 +391,21 @@ class Segmented:
         if self._exact or (int(off[0]) == 0 and n is not None and int(off[-1]) == n):
             return f"Segmented({_short(self.values)}, lengths={_short(self.lengths)})"
         return f"Segmented({_short(self.values)}, offsets={_short(self.offsets)})"
+
+
+class _Strings(Segmented):
+    """An Arrow or awkward string array: a sequence of strings (``values`` a ``str``), or,
+    where chars are expected, of chars when every string has one character: Arrow and awkward
+    have no char type, so ``results="arrow"``/``"awkward"`` write a char column as strings of
+    one character, and a result is taken back as an argument of its type."""
+
+    __slots__ = ()
+
+    def chars(self) -> Optional[str]:
+        """The chars, one a string; None if a string does not have exactly one character."""
+        if self.lengths.size and (int(self.lengths.min()) != 1 or int(self.lengths.max()) != 1):
+            return None
+        return self.values[int(self.offsets[0]):int(self.offsets[-1])]
 
 
 def _slice_form(v: Any, a: int, b: int) -> Any:
@@ -530,9 +549,15 @@ def _arrow_form(a: Any, path: str) -> Any:
         raise ArgValueError(f"{path}: the Arrow array has {a.null_count} missing values "
                             f"(nulls); NESL sequences have none (drop or fill them)")
     t = a.type
+    if pa.types.is_null(t):
+        return []           # no element (a null one was refused above): pa.array([]), [[], []]'s
     if pa.types.is_list(t) or pa.types.is_large_list(t):
-        return Segmented(_arrow_form(a.values, path + ".values"),
-                         offsets=np.asarray(a.offsets))
+        # only the values the lists reach: a sliced array's ``values`` are all its parent's,
+        # whose nulls outside the slice are none of this sequence's
+        off = np.asarray(a.offsets)
+        lo, hi = (int(off[0]), int(off[-1])) if off.size else (0, 0)
+        return Segmented(_arrow_form(a.values.slice(lo, hi - lo), path + ".values"),
+                         offsets=off - lo)
     if pa.types.is_fixed_size_list(t):
         return Segmented(_arrow_form(a.flatten(), path + ".values"),
                          lengths=np.full(len(a), t.list_size, np.int64))
@@ -551,7 +576,7 @@ def _arrow_form(a: Any, path: str) -> Any:
         off = off - (off[0] if off.size else 0)
         if pa.types.is_string(t) or pa.types.is_large_string(t):
             data, off = _utf8_to_latin1(data, off, path)
-        return Segmented(data.tobytes().decode("latin-1"), offsets=off)
+        return _Strings(data.tobytes().decode("latin-1"), offsets=off)
     if pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_boolean(t):
         return np.asarray(a.to_numpy(zero_copy_only=False))
     raise ArgTypeError(f"{path}: Arrow type {t} has no NESL counterpart (accepted: integer, "
@@ -596,14 +621,16 @@ def _awkward_layout(lay: Any, path: str) -> Any:
     if isinstance(lay, (C.ListOffsetArray, C.ListArray)):
         lo = lay.to_ListOffsetArray64(False)
         off = np.asarray(lo.offsets)
+        # only the content the lists reach (a sliced array's content is all its parent's,
+        # whose None outside the slice are none of this sequence's)
+        a, b = int(off[0]), int(off[-1])
+        off = off - a
         if lay.parameter("__array__") in ("string", "bytestring"):
-            data = np.asarray(lo.content.data, np.uint8)
-            data = data[int(off[0]):int(off[-1])]
-            off = off - off[0]
+            data = np.asarray(lo.content.data, np.uint8)[a:b]
             if lay.parameter("__array__") == "string":
                 data, off = _utf8_to_latin1(data, off, path)
-            return Segmented(data.tobytes().decode("latin-1"), offsets=off)
-        return Segmented(_awkward_layout(lo.content, path + ".values"), offsets=off)
+            return _Strings(data.tobytes().decode("latin-1"), offsets=off)
+        return Segmented(_awkward_layout(lo.content[a:b], path + ".values"), offsets=off)
     if isinstance(lay, C.RegularArray):
         n = lay.length
         return Segmented(_awkward_layout(lay.content[:n * lay.size], path + ".values"),
@@ -704,6 +731,11 @@ MAX_ARG_DEPTH = 100
 
 _CONTAINERS = (list, tuple, DataVal, np.ndarray)
 
+#: the Python values of a NESL string (``[char]``, or a ``char`` when of length 1): a ``str``
+#: of latin-1 characters, or ``bytes``/``bytearray``, each byte the code of a char (NESL's
+#: chars are 8 bits, codes 0..255: every byte is one)
+_STRINGS = (str, bytes, bytearray)
+
 
 class TypeOf:
     """Infers the NESL type of a Python value, guided by the expected type (hints resolve
@@ -767,7 +799,7 @@ class TypeOf:
             return INT
         if _is_float(v):
             return FLOAT
-        if isinstance(v, str):
+        if isinstance(v, _STRINGS):
             if h == CHAR and len(v) == 1:
                 return CHAR
             return TSeq(CHAR)
@@ -814,6 +846,10 @@ class TypeOf:
 
     def columnar(self, c: Any, h: Type, path: str) -> Type:
         """The type of a columnar form (``as_columnar``, ``_tuple_columns``)."""
+        if isinstance(c, _Strings) and isinstance(h, TSeq) and self.u.zonk(h.elem) == CHAR:
+            if c.chars() is None:
+                raise Mismatch()      # strings of other lengths, where chars are expected
+            return TSeq(CHAR)
         if isinstance(c, Segmented):
             elem = h.elem if isinstance(h, TSeq) else self.u.fresh()
             inner = self.u.fresh()
@@ -852,6 +888,8 @@ class TypeOf:
             return TSeq(self.check(row, elem, f"{path}[0]"))
         eh = self.u.zonk(h.elem) if isinstance(h, TSeq) else None
         kind = a.dtype.kind
+        if a.size == 0 and kind in "biuf" and isinstance(eh, TBase) and eh.name != "segdes":
+            return TSeq(eh)     # no element to disagree: np.array([]) (float64) is an empty [int]
         if kind == "b":
             return TSeq(BOOL)
         if kind in "iu":
@@ -1039,10 +1077,17 @@ class PyConv:
             if n in ("int", "segdes"):
                 return self.check_int(v)
             if n == "float":
-                return float(v)
+                try:
+                    return float(v)
+                except OverflowError:
+                    digits = len(str(abs(int(v))))
+                    raise OverflowError(f"an int of {digits} digits does not fit the NESL float "
+                                        f"(a 64-bit double, at most about 1.8e308)") from None
             if n == "bool":
                 return bool(v)
             if n == "char":
+                if isinstance(v, (bytes, bytearray)) and len(v) == 1:
+                    return v.decode("latin-1")
                 if not isinstance(v, str) or len(v) != 1 or ord(v) > 255:
                     raise Mismatch()
                 return v
@@ -1072,6 +1117,10 @@ class PyConv:
     def norm_seq(self, v: Any, elem: Type, path: str = "argument",
                  memo: Optional[dict] = None) -> Any:
         c = as_columnar(v, path, memo)
+        if isinstance(c, _Strings) and self.unfold(elem) == CHAR:
+            c = c.chars()                     # strings of one character each, for chars
+            if c is None:
+                raise Mismatch()
         if c is not None and not isinstance(c, (Segmented, _Tup)):
             v, c = c, None                    # an Arrow/awkward array as numpy, a str, a list
         if c is None:
@@ -1092,6 +1141,8 @@ class PyConv:
         if isinstance(elem, TBase):
             n = elem.name
             if n == "char":
+                if isinstance(v, (bytes, bytearray)):
+                    return bytes(v).decode("latin-1")      # a byte is a NESL char's code
                 if isinstance(v, str):
                     bad = next((c for c in v if ord(c) > 255), None)
                     if bad is not None:
@@ -1102,8 +1153,13 @@ class PyConv:
                         and v.dtype.itemsize == (4 if v.dtype.kind == "U" else 1):
                     codes = np.ascontiguousarray(v).view(
                         np.uint32 if v.dtype.kind == "U" else np.uint8)
-                    if codes.size and (int(codes.max()) > 255 or int(codes.min()) == 0):
-                        raise Mismatch()          # beyond latin-1, or an empty string
+                    # code 0 is the char code_char(0): numpy shows it as '' (a U1 or S1 array
+                    # cannot tell it from an empty string), as a results="numpy" char column
+                    if codes.size and int(codes.max()) > 255:
+                        bad = int(codes.max())
+                        raise ArgValueError(f"{path}: the array has the character "
+                                            f"{chr(bad)!r} (U+{bad:04X}), which a NESL char "
+                                            f"(8 bits, latin-1: codes 0..255) cannot hold")
                     return codes.astype(np.uint8).tobytes().decode("latin-1")
                 return "".join(self.norm(x, elem) for x in v)
             if isinstance(v, np.ndarray):
@@ -1113,6 +1169,10 @@ class PyConv:
                     arr = np.asarray(v)
                 except (ValueError, TypeError):
                     raise Mismatch() from None
+                if n in ("int", "segdes") and arr.dtype.kind == "f":
+                    # Python ints that numpy reads as floats (one of 2**63 .. 2**64 - 1 among
+                    # others): each checked against the int's range, as ints beyond it are
+                    arr = np.asarray(v, dtype=object)
             else:
                 raise Mismatch()
             if arr.size == 0:

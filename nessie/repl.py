@@ -107,8 +107,10 @@ UNSUPPORTED_SET = {
     "debug": "not supported by Nessie",
 }
 
-_DESCRIBE_ARG = re.compile(r"^([A-Za-z_][\w]*|`[^`\s]+`)?$")
-_SHOW_ARG = re.compile(r"^[A-Za-z_]\w*(\s+([A-Za-z_][\w]*|`[^`\s]+`))?$")
+#: an operator named bare (``describe ++;``, as ```++``` names it in an expression)
+_OPERATOR = r"[-+*/=<>^#@|&!~]+"
+_DESCRIBE_ARG = re.compile(rf"^([A-Za-z_][\w]*|`[^`\s]+`|{_OPERATOR})?$")
+_SHOW_ARG = re.compile(rf"^[A-Za-z_]\w*(\s+([A-Za-z_][\w]*|`[^`\s]+`|{_OPERATOR}))?$")
 _COMMAND_FIRST = re.compile(r"^(\s*(?:\?|help|describe|show)(?![\w])[^;\"'%`]*;)(?=.*\S)", re.I | re.S)
 _COMMAND = re.compile(r"^\s*(\?|(?:help|describe|show)(?![\w]))\s*(.*?)\s*[;$]?\s*$",
                       re.I | re.S)
@@ -182,6 +184,27 @@ def _run_interruptibly(fn: Callable[[], Any]) -> Any:
     if interrupted:
         raise Interrupted()
     return box.get("value")
+
+
+def _type_expression(arg: str) -> str:
+    """The expression of ``:type EXPR``, without the ``;`` or ``$`` it may end with."""
+    text = arg.strip()
+    while text.endswith(";") or text.endswith("$"):
+        text = text[:-1].rstrip()
+    return text
+
+
+def _locate_end(e: CompileErrors, filename: str, line: int, col: int) -> CompileErrors:
+    """The parser's end-of-input error has no location: at the end of a ``:type`` expression
+    (``:type % c %``), or left out after errors of its own place (``:type &``: the illegal
+    character is the error)."""
+    from nessie.diagnostics import Span
+    located = [x for x in e.errors if x.span is not None]
+    if len(located) == len(e.errors):
+        return e
+    errors = located or [CompileError(Span.point(filename, line, col), x.message)
+                         for x in e.errors]
+    return CompileErrors(errors, e.sources)
 
 
 def _flat_items(items) -> list:
@@ -790,6 +813,9 @@ class Session:
         path = os.path.expanduser(path)
         if not os.path.isfile(path) and os.path.isfile(path + ".nesl"):
             path += ".nesl"
+        if os.path.isdir(path):
+            self._error(f"error: {path} is a directory, not a NESL file")   # as nessie run says
+            return False
         try:
             with open(path, encoding="utf-8") as f:
                 text = f.read()
@@ -809,17 +835,20 @@ class Session:
         from nessie.types import scheme_to_str, type_to_str
         from nessie.types.infer import check_topexp
 
-        text = expr.strip()
-        while text.endswith(";") or text.endswith("$"):
-            text = text[:-1].rstrip()
+        text = _type_expression(expr)
         name = text.lower()
-        if name.isidentifier() and name not in self.env.globals:
+        if len(name) > 2 and name[0] == name[-1] == "`":
+            name = name[1:-1]             # :type `+` as :type sum: a function's type
+        if (name.isidentifier() or re.fullmatch(_OPERATOR, name)) and name not in self.env.globals:
             found = self.env.lookup_function(name)
             if found is not None:
                 return f"{name} : {scheme_to_str(found[1])}"
         padded = "\n" * max(lineno - 1, 0) + " " * max(col, 0) + text
         try:
             exp = parse_expression(padded, self.filename)
+        except CompileErrors as e:
+            raise _locate_end(e, self.filename, max(lineno, 1), max(col, 0) + len(text) + 1) \
+                from None
         finally:
             self._register()
         try:
@@ -829,7 +858,7 @@ class Session:
         return f"{text} : {type_to_str(typed.exp.type, True)}"
 
     def cmd_type(self, arg: str, lineno: int, col: int) -> None:
-        if not arg:
+        if not _type_expression(arg):
             self._error("error: :type needs an expression")
             return
         try:

@@ -702,40 +702,16 @@ def _as_value(value, t: Type, name: str):
     return _convert(arr, numpy_dtype(t), name, t)
 
 
-def _check_shape(value, t: Type, env, name: str) -> None:
-    """A multi-dimensional argument has the shape of its parameter's type: one dimension per
-    array level, each of the length the type gives (then, for vector elements, the width);
-    a one-dimensional argument is read flat (row-major, its number of elements is checked)."""
-    shape = np.shape(value)
-    if len(shape) <= 1:
-        return
-    dims = []
-    tt = t
-    while isinstance(tt, ArrayType):
-        if tt.index_var is not None:
-            return                       # position-dependent rows: only the flat form
-        try:
-            dims.append(int(A.evaluate(tt.length, env)))
-        except (KeyError, ZeroDivisionError):
-            return
-        tt = tt.elem
-    expected = [tuple(dims)]
-    if isinstance(tt, VectorType):
-        expected = [tuple(dims) + (tt.width,)]
-    if tuple(shape) not in expected:
-        want = expected[0]
-        sizes = ", ".join(f"{k}={v}" for k, v in sorted(env.items()))
-        raise LiftArgumentError(name, f"the shape {tuple(shape)} does not fit the type {t}: expected the shape "
-                                      f"{want}" + (f" (with {sizes})" if sizes else "")
-                                      + (" or a flat array of its elements" if len(want) > 1 else ""))
-
-
 def _check_fits(value, t: Type, env, name: str) -> None:
     """A :class:`LiftArgumentError` where the argument ``value`` cannot have the type ``t``
     whatever the sizes not in ``env``: a multi-dimensional one with another number of
     dimensions, a length (once those of its dimensions give the sizes they can) or a vector
     width that is not the type's; a flat one whose number of elements is affine in one unknown
-    size and cannot be made the array's (``4 * N`` for 22 elements)."""
+    size and cannot be made the array's (``4 * N`` for 22 elements).  The one shape check of
+    the runtime: before the sizes are all known (the shapes may still fix some) and, with
+    every size known, before an argument is read (``_to_array``, which then checks the number
+    of elements of a flat one).  A multi-dimensional argument has one dimension per array
+    level, of the length the type gives, then the vector width; a flat one is read row-major."""
     if is_value(t):
         return
     shape = tuple(int(n) for n in np.shape(value))
@@ -745,7 +721,7 @@ def _check_fits(value, t: Type, env, name: str) -> None:
         dims.append(tt.length)
         tt = tt.elem
     if len(shape) >= 2 and not isinstance(tt, ArrayType):
-        # as _check_shape: one dimension per array level, then the vector width
+        # one dimension per array level, then the vector width
         want = dims + ([A.Cst(tt.width)] if isinstance(tt, VectorType) else [])
         env = dict(env)
         if len(shape) == len(want):
@@ -759,12 +735,13 @@ def _check_fits(value, t: Type, env, name: str) -> None:
                 vals.append(None)
         if len(shape) == len(want) and all(v is None or v == n for v, n in zip(vals, shape)):
             return
-        text = "(" + ", ".join(str(d) if v is None else str(v) for d, v in zip(want, vals)) + ")"
-        used = {v.name for d in want for v in A.free_vars(d)}
-        sizes = ", ".join(f"{k}={v}" for k, v in sorted(env.items()) if k in used)
+        parts = [str(d) if v is None else str(v) for d, v in zip(want, vals)]
+        # as a tuple prints: (16,) for one dimension
+        text = "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
+        sizes = ", ".join(f"{k}={v}" for k, v in sorted(env.items()))
         raise LiftArgumentError(name, f"the shape {shape} does not fit the type {t}: expected the shape "
                                       f"{text}" + (f" (with {sizes})" if sizes else "")
-                                      + " or a flat array of its elements")
+                                      + (" or a flat array of its elements" if len(want) > 1 else ""))
     # a flat array (or one of position-dependent rows, read flat): its number of elements
     total = size_in_elements(t)
     count = int(np.size(value))
@@ -791,7 +768,7 @@ def _check_fits(value, t: Type, env, name: str) -> None:
 
 
 def _to_array(value, t: Type, env, name: str) -> np.ndarray:
-    _check_shape(value, t, env, name)
+    _check_fits(value, t, env, name)
     arr = np.ascontiguousarray(np.asarray(value, dtype=numpy_dtype(t))).reshape(-1)
     expected = _eval_size(size_in_elements(t), env, f"the argument {name}")
     if arr.size != expected:
