@@ -20,6 +20,7 @@ import inspect
 from typing import Callable, Sequence, Tuple, Union
 
 from .. import arith as A
+from ..errors import LiftTypeError
 from ..types import ArrayType, Double, Float, Int, ScalarType, Type, VectorType
 from . import patterns as P
 from .expr import (field_names, Expr, FunCall, FunDecl, Lambda, Literal, Param, Program, UserFun, compose,
@@ -35,6 +36,15 @@ __all__ = [
 
 def userfun(name: str, params: Sequence[Tuple[str, Type]], ret: Type, body: str) -> UserFun:
     """A user function: C ``body`` over scalar/vector/tuple parameters."""
+    from ..types import is_value, type_to_text
+    params = tuple(params)
+    for what, t in [*((f"parameter {n}", t) for n, t in params), ("the result", ret)]:
+        # the parser reads types; here a string ("float") or an array type would be taken
+        # for one and reported as a mismatch of equal-looking names
+        if not isinstance(t, Type) or not is_value(t):
+            shown = type_to_text(t) if isinstance(t, Type) else repr(t)
+            raise LiftTypeError(f"user function {name}: {what} has type {shown}: expected a scalar, "
+                                f"vector or tuple type (Float, VectorType(Float, 4), TupleType(...))")
     return UserFun(name, tuple(n for n, _ in params), tuple(t for _, t in params), ret, body)
 
 
@@ -101,17 +111,46 @@ def lit(value: str, t: Type) -> Literal:
     return Literal(value, t)
 
 
+def _float_text(v, single: bool) -> str:
+    """The C text of the finite number ``v`` as a ``float`` (``single``) or ``double`` literal;
+    a value the language has no literal for (not finite, beyond the type) is refused, as the
+    parser refuses ``1e999``."""
+    import math
+    import struct
+    t = "float" if single else "double"
+    if isinstance(v, bool) or not isinstance(v, (int, float)) and not hasattr(v, "__float__"):
+        raise LiftTypeError(f"{'flit' if single else 'dlit'}: expected a number, got {v!r}")
+    try:
+        x = float(v)
+        if single and math.isfinite(x):
+            x32 = struct.unpack("f", struct.pack("f", x))[0]     # inf beyond FLT_MAX
+            if not math.isfinite(x32):
+                x = x32
+    except (OverflowError, ValueError, TypeError):
+        x = math.inf
+    if not math.isfinite(x):
+        raise LiftTypeError(f"{'flit' if single else 'dlit'}({v!r}): a {t} literal must be a finite {t} "
+                            f"(pass infinities and NaN as scalar parameters)")
+    return repr(x)
+
+
 def flit(v: float) -> Literal:
-    s = repr(float(v))
-    return Literal(s + "f", Float)
+    return Literal(_float_text(v, True) + "f", Float)
 
 
 def dlit(v: float) -> Literal:
-    return Literal(repr(float(v)), Double)
+    return Literal(_float_text(v, False), Double)
 
 
 def ilit(v: int) -> Literal:
-    return Literal(str(int(v)), Int)
+    if isinstance(v, bool) or not isinstance(v, int) and not hasattr(v, "__index__"):
+        raise LiftTypeError(f"ilit: expected an integer, got {v!r}")
+    v = int(v.__index__())
+    if not -2 ** 31 <= v <= 2 ** 31 - 1:
+        raise LiftTypeError(f"ilit({v}): the value does not fit the type int "
+                            f"({-2 ** 31} .. {2 ** 31 - 1})")
+    # C reads 2147483648 as a long before negating it
+    return Literal(str(v) if v != -2 ** 31 else "(-2147483647 - 1)", Int)
 
 
 def vlit(scalar: Literal, width: int) -> Literal:

@@ -400,7 +400,17 @@ def _compile_kernel(prog: Program, sizes: Dict[str, int], launch: LaunchConfig,
     shapes = decide_shapes(typed, launch)
     uses_local = any(m.space == LOCAL for m in alloc.memories)
     barriers = eliminate_barriers(typed, spaces, shapes, uses_local)
-    gen = CodeGen(typed, spaces, alloc, shapes, barriers, error_base, soa_output).generate()
+    try:
+        gen = CodeGen(typed, spaces, alloc, shapes, barriers, error_base, soa_output).generate()
+    except LiftCompileError as ex:
+        if "no closed form for the sum" in ex.message:
+            # the row offsets of rows that a constraint (not checked: the sizes are unknown)
+            # does not let fit: that constraint is the error
+            for c in typed.constraints:
+                if not isinstance(c.expr, A.Cst):
+                    _check_first_row(c, sizes, prog.span)
+            _unchecked_rows(typed, sizes, prog.span)
+        raise
     return CompiledKernel(
         name=prog.name, source=gen.source, program=prog, typed=typed, params=gen.params,
         result_type=typed.result_type, barriers=gen.barriers, launch=launch, sizes=sizes,
@@ -451,6 +461,47 @@ def _check_every_row(c, env: Mapping[str, int], span) -> None:
     except ZeroDivisionError:
         raise LiftCompileError(f"{c.message}: division by zero for some row (with {_env_text(env)})",
                                c.span or span)
+
+
+def _check_first_row(c, env: Mapping[str, int], span) -> None:
+    """Before the sizes are known: the first row (each loop variable at its constant lower
+    bound) exists whatever the sizes are (arrays are never empty), so a constraint it violates
+    without depending on the sizes is the error (``split(3)`` of rows ``i + 1``: row 0), not
+    the missing closed form of the row offsets it causes."""
+    loops = [v for v in A.free_vars(c.expr) if isinstance(v, A.Var) and v.hi is not None
+             and v not in env and v.name not in env]
+    if not loops or any(v.opaque for v in loops):
+        return
+    first = {}
+    for v in loops:
+        if not isinstance(v.lo, A.Cst):
+            return
+        first[v] = v.lo.value
+    try:
+        value = A.evaluate(c.expr, {**env, **first})
+    except (KeyError, ZeroDivisionError):
+        return                  # it depends on a size not known yet
+    if c.violated(value):
+        row = ", ".join(f"{v.name}={x}" for v, x in sorted(first.items(), key=lambda t: t[0].name))
+        raise LiftCompileError(f"{c.message} (row {row}, whatever the sizes)", c.span or span)
+
+
+def _unchecked_rows(typed, sizes: Mapping[str, int], span) -> None:
+    """Row offsets with no closed form, where a constraint on the rows (``split(2)`` of rows
+    ``N - i``) could not be checked for the sizes are unknown: that constraint is the error to
+    report (with the sizes given, each row is checked and the first that fails is named)."""
+    for c in typed.constraints:
+        if isinstance(c.expr, A.Cst):
+            continue
+        free = [v for v in A.free_vars(c.expr) if isinstance(v, A.Var)]
+        missing = sorted({v.name for v in free if v.hi is None and v.name not in sizes and v not in sizes})
+        if missing and any(v.hi is not None for v in free):
+            given = ", ".join(f"{n}=VALUE" for n in missing)
+            asdict = ", ".join(f"'{n}': VALUE" for n in missing)
+            raise LiftCompileError(f"{c.message} for every row, which cannot be checked without the "
+                                   f"size(s) {', '.join(missing)} (nor the row offsets computed): give them "
+                                   f"(on the command line --size {given}, in Python sizes={{{asdict}}})",
+                                   c.span or span)
 
 
 class _TooManyRows(Exception):

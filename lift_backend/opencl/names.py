@@ -14,11 +14,13 @@ whose name is that of a program parameter or of the program (the kernel body cal
 """
 from __future__ import annotations
 
+import re
 from typing import Iterable, Set
 
 from ..errors import LiftCompileError
 from ..reserved import why_reserved
 from ..ir.expr import UserFun, walk
+from ..syntax.cflow import userfun_body_problem
 
 def user_names(program) -> Set[str]:
     """Every name of ``program`` that reaches the C as the user wrote it."""
@@ -35,8 +37,13 @@ def user_names(program) -> Set[str]:
 
 
 def _check_name(name: str, what: str, span, builtins: bool = False, clashes=()) -> None:
-    """Refuse ``name`` (described as ``what`` in the message) if it is reserved, or if it is in
-    one of the ``clashes``' name sets (each with the words naming what it would clash with)."""
+    """Refuse ``name`` (described as ``what`` in the message) if it is no C identifier or is
+    reserved, or if it is in one of the ``clashes``' name sets (each with the words naming what
+    it would clash with)."""
+    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z_0-9]*", name):
+        # a program built through the Python API: the parser reads names only
+        raise LiftCompileError(f"{what}: {name!r} is not a name (letters, digits and _, not "
+                               f"starting with a digit)", span)
     why = why_reserved(name, builtins=builtins)
     if why:
         raise LiftCompileError(f"{what}: {why}; rename it", span)
@@ -55,6 +62,14 @@ def check_user_names(program) -> None:
         _check_name(uf.name, f"user function {uf.name}", uf.span or program.span, builtins=True)
         for n in uf.param_names:
             _check_name(n, f"user function {uf.name}: parameter {n}", uf.span or program.span)
+        if len(set(uf.param_names)) != len(uf.param_names):
+            raise LiftCompileError(f"user function {uf.name}: a parameter name is given twice",
+                                   uf.span or program.span)
+        # the checks of the parser, for user functions built through the Python API
+        problem = userfun_body_problem(uf.name, uf.body) if isinstance(uf.body, str) \
+            else f"its body is {type(uf.body).__name__}, not C text"
+        if problem:
+            raise LiftCompileError(f"user function {uf.name}: {problem}", uf.span or program.span)
     # a kernel named dot is not found by clCreateKernel
     _check_name(program.name, f"program {program.name}", program.span, builtins=True,
                 clashes=[(fun_names, "a user function it calls (the kernel and the function would "
@@ -86,4 +101,12 @@ def unique(base: str, taken: Iterable[str]) -> str:
 
 
 def _userfuns(node):
-    return list({id(n): n for n in walk(node) if isinstance(n, UserFun)}.values())
+    """The user functions of ``node`` and those their C calls (``calls``), each once."""
+    found = {id(n): n for n in walk(node) if isinstance(n, UserFun)}
+    todo = list(found.values())
+    while todo:
+        for c in todo.pop().calls:
+            if id(c) not in found:
+                found[id(c)] = c
+                todo.append(c)
+    return list(found.values())

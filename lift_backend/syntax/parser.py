@@ -32,6 +32,7 @@ from ..ir.expr import Expr, FunCall, FunDecl, Lambda, Literal, Param, Program, U
 from ..types import ArrayType, ScalarType, TupleType, Type, VectorType, is_value, type_free_vars
 from ..types.infer import len_var
 from ..types.types import SCALAR_NAMES
+from .cflow import can_fall_off_end
 from .lexer import Lexer, Token
 
 INDEX_LAMBDA_UID = -1
@@ -196,6 +197,12 @@ class Parser:
             # C lets a non-void function end without a value: its result would be garbage
             raise self.error(f"user function {name.text} returns {ret} but its body has no return "
                              f"statement", name)
+        if can_fall_off_end(code):
+            # a return in some branches only: the others would give the caller garbage
+            line, col = self.lx.linecol(self.lx.pos - 1)
+            raise LiftSyntaxError(f"user function {name.text} returns {ret} but control can reach the "
+                                  f"end of its body without a return statement (a path that "
+                                  f"returns no value)", Span(line, col, self.file))
         calls = tuple(u for n, u in self.userfuns.items() if _calls(code, n))
         self.body_code[name.text] = code
         return UserFun(name.text, tuple(pnames), tuple(ptypes), ret, body.strip(), span=start.span(self.file),
@@ -515,7 +522,11 @@ class Parser:
             self.lx.next()
             names = [self.name("a lambda parameter")]
             while self.lx.peek().kind == "NAME" and not self.at("->"):
-                names.append(self.name("a lambda parameter"))
+                n = self.name("a lambda parameter")
+                if any(m.text == n.text for m in names):
+                    # \\a a -> f(a): which a the body means is ambiguous
+                    raise self.error(f"lambda parameter {n.text} is declared twice", n)
+                names.append(n)
             self.expect("->")
             params = tuple(Param(n.text) for n in names)
             inner = extend(scope, {p.name: p for p in params})
@@ -612,6 +623,10 @@ class Parser:
             return P.Map(n, f)
         if n in ("mapGlb", "mapWrg", "mapLcl"):
             dim = 0
+            if self.at("-", 1) and self.lx.peek(2).kind == "INT" and self.at(")", 3):
+                # mapGlb(-1)(f): a dimension, not a function argument
+                raise self.error(f"{n}: the dimension must be 0, 1 or 2, got -{self.lx.peek(2).text}",
+                                 self.lx.peek(1))
             if self.lx.peek(1).kind == "INT" and self.at(")", 2):
                 self.expect("(")
                 dtok = self.lx.next()

@@ -226,7 +226,11 @@ def used_userfuns(node) -> Dict[str, UserFun]:
 
 def file_text(programs: Iterable[Program], userfuns: Iterable[UserFun] = ()) -> str:
     """A whole ``.lift`` file: the user functions used (each after those it calls), then the
-    programs."""
+    programs.  ``programs`` may also be a parsed file (a ``LiftFile``: all its user functions and
+    programs)."""
+    if isinstance(getattr(programs, "programs", None), dict):
+        userfuns = [*programs.userfuns.values(), *userfuns]
+        programs = programs.programs.values()
     ufs: Dict[str, UserFun] = {}
     for u in userfuns:
         _add_userfun(ufs, u)

@@ -8,6 +8,7 @@ arguments of patterns and the size constraints to check once sizes are known.
 from __future__ import annotations
 
 import re
+import struct
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Dict, List, Mapping, Optional, Tuple
@@ -296,6 +297,9 @@ class _Inferer:
 
     # ------------------------------------------------------------------ algorithmic patterns
     def map(self, f: P.Map, t: Type, call: FunCall, env) -> Type:
+        if f.parallel and (type(f.dim) is not int or f.dim not in (0, 1, 2)):
+            # the parser reads 0, 1 or 2 only; a program built through the Python API
+            raise self.error(f"{f.kind}: the dimension must be 0, 1 or 2, got {f.dim!r}")
         at = self.array(t, f.kind)
         k = self.vars.fresh(LOOP_VAR_NAMES[f.kind], 0, A.sub(at.length, 1))
         self.loop_vars[id(f)] = k
@@ -305,12 +309,22 @@ class _Inferer:
     def reduce(self, f: P.Reduce, t: Type, call: FunCall, env) -> Type:
         at = self.array(t, f.kind)
         it = self.expr(f.init, env)
-        if isinstance(f.init, Literal) and isinstance(f.f, UserFun) and f.f.param_types and \
-                not types_equal(it, f.f.param_types[0]) and _literal_converts(f.init, f.f.param_types[0]):
-            # an ``int`` literal for a ``long``, ``uint`` or ``char`` accumulator, a ``float`` one
-            # for a ``double`` (the language has no literals of those types; C converts it)
-            it = f.f.param_types[0]
-            self.types[id(f.init)] = it
+        acc = _accumulator_type(f.f)
+        if isinstance(f.init, Literal) and acc is not None and not types_equal(it, acc):
+            # the initial value is of the accumulator's type T (``reduce: ((T, T) -> T, T, [T]n)``):
+            # a literal that is exactly a value of T stands for it, as C's initialisation
+            # converts it -- an ``int`` literal for a ``float``, ``double``, ``long``, ``uint`` or
+            # ``char`` accumulator, a ``float`` one for a ``double`` (the language has no literals
+            # of the other types)
+            if _literal_converts(f.init, acc):
+                it = acc
+                self.types[id(f.init)] = it
+            else:
+                inexact = _inexact_float(f.init, acc)
+                if inexact is not None:
+                    raise _err(f"{f.kind}: the initial value {inexact[0]} is not a {acc} value (as a {acc} "
+                               f"it would be {inexact[1]}); write the {acc} literal you mean",
+                               f.init.span or self.span)
         if not is_value(it):
             raise self.error(f"{f.kind}: the initial value must be a scalar, vector or tuple, got {it}")
         k = self.vars.fresh(LOOP_VAR_NAMES[f.kind], 0, A.sub(at.length, 1))
@@ -563,6 +577,11 @@ class _Inferer:
             r = self.resolve(f.right, env)
             st.update(left=l, right=r)
             if isinstance(f.boundary, Literal):
+                inexact = None if types_equal(f.boundary.type, at.elem) else _inexact_float(f.boundary, at.elem)
+                if inexact is not None:
+                    raise _err(f"pad: the boundary value {inexact[0]} is not a {at.elem} value (as a "
+                               f"{at.elem} it would be {inexact[1]}); write the {at.elem} literal you mean",
+                               f.boundary.span or self.span)
                 if not types_equal(f.boundary.type, at.elem) and \
                         not _literal_converts(f.boundary, at.elem):
                     v = _int_literal_value(f.boundary)
@@ -877,14 +896,66 @@ def _literal_converts(lit: Literal, t: Type) -> bool:
     """Whether the literal ``lit`` (the language writes ``int``, ``float`` and ``double``
     literals only) is also a value of the scalar type ``t`` that C converts it to exactly: an
     ``int`` literal for a ``long``, ``uint`` or ``char`` (within its range: OpenCL's ``char`` is
-    signed, -128 .. 127), a ``float`` literal for a ``double`` (``pad(1, 1, 5)`` of a ``[long]N``)."""
+    signed, -128 .. 127) or for a ``float`` or ``double`` that holds it exactly (every ``int``
+    is a ``double``; a ``float`` holds the integers up to 2^24 and some beyond), a ``float``
+    literal for a ``double`` (``pad(1, 1, 5)`` of a ``[long]N``, ``reduceSeq(add, 0)`` of
+    floats)."""
     if not isinstance(t, ScalarType) or not isinstance(lit.type, ScalarType):
         return False
     if lit.type.name == "int" and t.name in _INT_RANGES:
         v = _int_literal_value(lit)
         lo, hi = _INT_RANGES[t.name]
         return v is not None and lo <= v <= hi
+    if lit.type.name == "int" and t.name in ("float", "double"):
+        return _int_literal_value(lit) is not None and _inexact_float(lit, t) is None
     return lit.type.name == "float" and t.name == "double"
+
+
+def _inexact_float(lit: Literal, t: Type) -> Optional[Tuple[int, str]]:
+    """For an ``int`` literal that a ``float`` (``t``) does not hold exactly, its value and the
+    ``float`` C would round it to (``16777217`` becomes ``16777216.0f``); ``None`` otherwise."""
+    if not (isinstance(t, ScalarType) and t.name == "float"):
+        return None
+    v = _int_literal_value(lit)
+    if v is None:
+        return None
+    r = int(struct.unpack("f", struct.pack("f", float(v)))[0])
+    return None if r == v else (v, f"{r}.0f")
+
+
+def _accumulator_type(f: FunDecl) -> Optional[Type]:
+    """The accumulator type a reduction's function declares: a user function's first parameter,
+    or for ``\\acc x -> ... g(.., acc, ..) ...`` the parameter of the (first) user function
+    ``g`` that takes ``acc`` as it is."""
+    if isinstance(f, P.ADDRESS_PATTERNS):
+        return _accumulator_type(f.f)
+    if isinstance(f, UserFun):
+        return f.param_types[0] if f.param_types else None
+    if not (isinstance(f, Lambda) and f.params):
+        return None
+    acc = f.params[0].name
+
+    def find(e: Expr) -> Optional[Type]:
+        # the calls of the body, inner ones first (``g(g(acc, x), x)``), not under a lambda
+        # that binds the name again
+        if not isinstance(e, FunCall):
+            return None
+        for a in e.args:
+            t = find(a)
+            if t is not None:
+                return t
+        g = e.f
+        while isinstance(g, P.ADDRESS_PATTERNS):
+            g = g.f
+        if isinstance(g, UserFun):
+            for a, pt in zip(e.args, g.param_types):
+                if isinstance(a, Param) and a.name == acc:
+                    return pt
+        if isinstance(g, Lambda) and all(p.name != acc for p in g.params):
+            return find(g.body)
+        return None
+
+    return find(f.body)
 
 
 def _int_literal_value(lit: Literal) -> Optional[int]:

@@ -1,7 +1,8 @@
 """``pad(l, r, v)`` with a constant boundary ``v``: the language writes ``int``, ``float`` and
 ``double`` literals only, so an ``int`` literal is also accepted for ``long``, ``uint`` and
-``char`` elements within their ranges, and a ``float`` literal for ``double`` elements (C
-converts them exactly); anything else is a located type error (a hunt, session 33: constant
+``char`` elements within their ranges (and, since session 40, for ``float`` and ``double``
+elements that hold it exactly: test_hunt_s40), and a ``float`` literal for ``double`` elements
+(C converts them exactly); anything else is a located type error (a hunt, session 33: constant
 padding of a ``[long]`` or ``[char]`` array could not be written at all)."""
 import numpy as np
 import pytest
@@ -25,7 +26,7 @@ def test_literal_boundaries(runtime, elem, dtype, boundary, value):
     assert out.tolist() == [value, 1, 2, 3, value, value]
 
 
-@pytest.mark.parametrize("elem,boundary", [("long", "1.5f"), ("float", "2"), ("int", "2.0f")])
+@pytest.mark.parametrize("elem,boundary", [("long", "1.5f"), ("float", "2.0"), ("int", "2.0f")])
 def test_literals_that_do_not_convert_exactly_are_type_errors(elem, boundary):
     with pytest.raises(LiftError, match=f"pad: the boundary value has type .*, the elements have "
                                         f"type {elem}"):

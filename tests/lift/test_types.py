@@ -90,7 +90,7 @@ def test_split_offsets_type():
      "zip: cannot show that the array lengths N and M are equal"),
     ("program p(x: [float]8, y: [float]9) = zip(x, y)", "zip: array lengths differ: 8 and 9"),
     ("program p(x: [float]10) = split(4) $ x", "split(4): the length 10 is not divisible by 4"),
-    ("program p(x: [float]N) = reduceSeq(add, 0) $ x", "user function add: argument 1 has type int, expected float"),
+    ("program p(x: [float]N) = reduceSeq(add, 1.5) $ x", "user function add: argument 1 has type double, expected float"),
     ("program p(x: [float]N) = reduceSeq(\\a b -> x, 0.0f) $ x",
      "reduceSeq: the function returns [float]N but the accumulator has type float"),
     ("program p(x: [float]N) = join $ x", "join: expects an array, got float"),
