@@ -20,6 +20,7 @@ from nessie.diagnostics import CompileErrors, CompileError, RuntimeNeslError, Sp
 from nessie.passes import EMITS as _PASS_EMITS
 from nessie.sources import UsageError as _UsageError
 from nessie.sources import read_source as _read
+from nessie.sources import reason as _reason
 
 #: the IR after each registered pass (nessie.passes), and the fusion graphs (pdg)
 EMITS = _PASS_EMITS[:5] + ("pdg",) + _PASS_EMITS[5:]
@@ -287,7 +288,7 @@ def _one(args, path: str, state: _State) -> int:
         print(f"nessie: error: {e}", file=sys.stderr)
         return 1
     except FileNotFoundError as e:
-        print(f"nessie: error: cannot open {e.filename}", file=sys.stderr)
+        print(f"nessie: error: cannot open {e.filename}: {_reason(e)}", file=sys.stderr)
         return 1
     except RecursionError:
         # the front end bounds expression depth (nessie.limits), so this is a construct nested

@@ -55,6 +55,7 @@ import re
 import sys
 import threading
 import traceback
+from types import MappingProxyType
 from typing import Any, Callable, Optional, TextIO
 
 from nessie.diagnostics import CompileError, CompileErrors, Diagnostics, RuntimeNeslError
@@ -106,6 +107,10 @@ UNSUPPORTED_SET = {
     "memory_size": "not supported by Nessie (memory is not preallocated)",
     "debug": "not supported by Nessie",
 }
+
+#: the REPL's commands that take no argument, with their usage line (read-only)
+_NO_ARGUMENTS = MappingProxyType({**dict.fromkeys((":q", ":quit", ":exit"), ":quit"),
+                                  **dict.fromkeys((":h", ":help", ":?"), ":help")})
 
 #: an operator named bare (``describe ++;``, as ```++``` names it in an expression)
 _OPERATOR = r"[-+*/=<>^#@|&!~]+"
@@ -789,7 +794,13 @@ class Session:
         parts = line.split(None, 1)
         name = parts[0].lower()
         arg = parts[1].strip() if len(parts) > 1 else ""
-        if name in (":q", ":quit", ":exit"):
+        usage = _NO_ARGUMENTS.get(name)
+        if usage is not None and arg:
+            # `:quit now` is no :quit (nor `:help foo` :help): said, and the session goes on
+            col = raw.find(arg, raw.find(parts[0]) + len(parts[0])) + 1
+            self._error(f"{self.filename}:{lineno}:{col}: error: {name} takes no arguments "
+                        f"(usage: {usage})")
+        elif name in (":q", ":quit", ":exit"):
             self.quit = True
         elif name in (":h", ":help", ":?"):
             print(HELP, file=self.out)
@@ -820,7 +831,8 @@ class Session:
             with open(path, encoding="utf-8") as f:
                 text = f.read()
         except OSError as e:
-            self._error(f"error: cannot open {path}: {e.strerror or e}")
+            from nessie.sources import reason
+            self._error(f"error: cannot open {path}: {reason(e)}")
             return False
         except UnicodeDecodeError as e:
             self._error(f"error: cannot load {path}: not UTF-8 text (byte "

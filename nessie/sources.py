@@ -26,18 +26,25 @@ def read_source(path: str) -> tuple:
 
 
 def _read_source(path: str, name: str) -> tuple:
+    if path == "":
+        raise UsageError("the file name is empty (give a NESL file, or - for standard input)")
     if path != "-" and os.path.isdir(path):
         raise UsageError(f"{path} is a directory, not a NESL file")
-    try:
-        if path == "-":
+    if path == "-":
+        try:
             data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read()
-        else:
-            with open(path, "rb") as f:
+        except OSError as e:
+            raise UsageError(f"cannot read {name}: {reason(e)}") from None
+    else:
+        try:
+            f = open(path, "rb")
+        except OSError as e:     # the reason: no such file, permission denied, ...
+            raise UsageError(f"cannot open {path}: {reason(e)}") from None
+        try:
+            with f:
                 data = f.read()
-    except FileNotFoundError:
-        raise UsageError(f"cannot open {path}") from None
-    except OSError as e:
-        raise UsageError(f"cannot read {name}: {e.strerror or e}") from None
+        except OSError as e:
+            raise UsageError(f"cannot read {name}: {reason(e)}") from None
     try:
         text = data if isinstance(data, str) else data.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -50,6 +57,10 @@ def _read_source(path: str, name: str) -> tuple:
     return text.replace("\r\n", "\n").replace("\r", "\n"), name   # as text mode reads it
 
 
+def reason(e: OSError) -> str:
+    """Why a file could not be opened or read, as the system says it (``No such file or
+    directory``, ``Permission denied``)."""
+    return e.strerror or str(e)
 
 
-__all__ = ["read_source", "UsageError"]
+__all__ = ["read_source", "reason", "UsageError"]

@@ -53,6 +53,10 @@ def parse_items(text: str, filename: str, diags: Diagnostics, expand_loads: bool
 def _expand(item, filename, diags, loading):
     if not isinstance(item, ast.Load):
         return item
+    if not item.path:
+        # joined to the including file's directory, an empty name would name that directory
+        diags.error(item.span, 'cannot load "": the file name is empty')
+        return item
     base = os.path.dirname(filename) if filename and not filename.startswith("<") else "."
     target = item.path if os.path.isabs(item.path) else os.path.join(base, item.path)
     candidates = [target]
@@ -73,7 +77,8 @@ def _expand(item, filename, diags, loading):
         with open(found, encoding="utf-8") as fh:
             text = fh.read()
     except OSError as e:
-        diags.error(item.span, f'cannot load "{item.path}": {e.strerror}')
+        why = e.strerror or str(e)      # lower case, as the reasons above ("permission denied")
+        diags.error(item.span, f'cannot load "{item.path}": {why[:1].lower() + why[1:]}')
         return item
     except UnicodeDecodeError as e:
         diags.error(item.span, f'cannot load "{item.path}": not UTF-8 text (byte '

@@ -68,7 +68,7 @@ def test_bench_examples(tmp_path):
 def test_missing_file(tmp_path):
     p = nessie("bench", tmp_path / "nope.nesl", "--out", tmp_path / "b")
     assert p.returncode == 1
-    assert p.stderr.strip() == f"nessie: error: cannot open {tmp_path / 'nope.nesl'}"
+    assert p.stderr.strip() == f"nessie: error: cannot open {tmp_path / 'nope.nesl'}: No such file or directory"
     assert not (tmp_path / "b").exists()
 
 

@@ -302,7 +302,7 @@ def test_runtime_error_subscript(tmp_path, prog, backend):
 @pytest.mark.parametrize("cmd", [["run"], ["check"], ["compile", "--emit", "ast"], ["stats"]])
 def test_missing_file(tmp_path, cmd):
     out, err, rc = nessie(*cmd, "nofile.nesl", cwd=tmp_path)
-    assert (out, err, rc) == ("", "nessie: error: cannot open nofile.nesl\n", 1)
+    assert (out, err, rc) == ("", "nessie: error: cannot open nofile.nesl: No such file or directory\n", 1)
 
 
 def test_bad_option_usage_error(tmp_path, prog):
@@ -361,7 +361,7 @@ def test_several_files_each_run_in_turn(tmp_path, prog):
     assert err.startswith("bad.nesl:2:1: error: RUNTIME ERROR: Sequence reference")
     assert nessie("check", a, c, cwd=tmp_path) == ("", "", 0)
     out, err, rc = nessie("check", a, "missing.nesl", c, cwd=tmp_path)
-    assert (out, err, rc) == ("", "nessie: error: cannot open missing.nesl\n", 1)
+    assert (out, err, rc) == ("", "nessie: error: cannot open missing.nesl: No such file or directory\n", 1)
 
 
 @pytest.mark.parametrize("backend", [["--backend", "interp"], ["--backend", "lcu"]])

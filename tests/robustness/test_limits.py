@@ -223,7 +223,8 @@ def test_directory_and_missing_file(capsys, tmp_path):
     assert cli.main(["check", str(tmp_path / "none.nesl")]) == 1
     out, err = capsys.readouterr()
     assert err.splitlines() == [f"nessie: error: {tmp_path}/d.nesl is a directory, not a NESL "
-                                f"file", f"nessie: error: cannot open {tmp_path}/none.nesl"]
+                                f"file", f"nessie: error: cannot open {tmp_path}/none.nesl: No such file "
+                                f"or directory"]
 
 
 def test_loads_of_bad_files(capsys, tmp_path):
