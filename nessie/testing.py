@@ -300,6 +300,10 @@ def test_file(path: str, runner: Runner, only: Optional[list]) -> FileResult:
     from nessie import driver
 
     res = FileResult(path)
+    if path == "":
+        res.failures.append(("read", "the file name is empty (give a NESL file, or - for "
+                                     "standard input)"))
+        return res
     try:
         if path == "-":
             text, name = sys.stdin.read(), "<stdin>"

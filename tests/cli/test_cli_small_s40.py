@@ -168,3 +168,10 @@ def test_commands_without_arguments_still_work():
     out, err, rc = repl(":help\n:QUIT\n1;\n")
     assert (err, rc) == ("", 0)
     assert ":load FILE" in out and "it = 1" not in out
+
+
+def test_nessie_test_of_an_empty_file_name(tmp_path):
+    out, err, rc = nessie("test", "", cwd=tmp_path)
+    assert rc == 1
+    assert "the file name is empty (give a NESL file, or - for standard input)" in out + err
+    assert "No such file" not in out + err
