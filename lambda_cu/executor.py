@@ -131,6 +131,9 @@ class Executor:
         #: the ``Call`` frames active (``lambda_cu.support.MAX_CALL_DEPTH``: one more is
         #: ``CallTooDeep``, a recursion too deep)
         self.depth = CallDepth()
+        #: ``id(block)`` -> (the block, whether its last binding is in tail position:
+        #: ``_returns_last``); the entry keeps the block alive, so its id is not reused
+        self._tails: dict[int, tuple] = {}
         prepare = getattr(runner, "prepare", None)
         if prepare is not None:
             prepare(prog)
@@ -249,6 +252,10 @@ class Executor:
         the steps before are freed as the step's environment is dropped), as it runs on every
         runner.  Such a call is still one more active call until the loop returns
         (``self.depth``), so the recursion limit counts the calls the interpreter counts."""
+        if isinstance(e, ir.Var):
+            return env[e.name]
+        if isinstance(e, ir.Run):
+            return self._run(self.kernels[e.kernel], [self.exp(a, env) for a in e.args])
         entered = 0
         tupled = False          # a tail binding of several names: the value is a tuple
         try:
@@ -256,7 +263,10 @@ class Executor:
                 if isinstance(e, ir.Block):
                     env = dict(env)
                     binds = e.binds
-                    if binds and _returns_last(e):
+                    hit = self._tails.get(id(e))
+                    if hit is None or hit[0] is not e:
+                        hit = self._tails[id(e)] = (e, bool(binds) and _returns_last(e))
+                    if hit[1]:
                         for b in binds[:-1]:
                             self.bind(b, self.exp(b.rhs, env), env)
                         tupled = tupled or len(binds[-1].params) > 1

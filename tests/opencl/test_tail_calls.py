@@ -72,19 +72,28 @@ def _flat(src: str, backend: str):
     return out.getvalue(), runner
 
 
-@pytest.mark.parametrize("src", [ITER.format(n=3000, k=40), PAIR.format(n=500, k=30), DEEP, BAD],
-                         ids=["iter", "pair", "deep", "bad"])
+@pytest.mark.parametrize("src", [ITER.format(n=3000, k=40), PAIR.format(n=500, k=30), BAD],
+                         ids=["iter", "pair", "bad"])
 @pytest.mark.parametrize("backend", ["lcu", "opencl"])
 def test_results_are_the_interpreters(src, backend):
     want = _interp(src)
     got, _ = _flat(src, backend)
     assert got == want
-    if src is DEEP:
-        assert "it = [466, 467, 468]" in want and want.endswith("RUNTIME ERROR: recursion too deep.")
-    elif src is BAD:
+    if src is BAD:
         assert want.endswith("t.nesl:2:37: RUNTIME ERROR: Sequence reference (a[i]) out of bounds.")
     else:
         assert "it = " in want and "Error" not in want
+
+
+@pytest.mark.parametrize("backend", ["lcu", "opencl"])
+def test_tail_calls_count_for_the_recursion_limit(backend):
+    """10,000 active calls run, one more is too deep, though a tail call stacks nothing.  (The
+    interpreter prints the same on Python 3.11; Python 3.12's fixed C recursion limit stops
+    it earlier, so its output is not compared here.)"""
+    got, _ = _flat(DEEP, backend)
+    assert got == ("g = fn : int -> int\nh = fn : (int, [int]) -> [int]\nit = 0 : int\n"
+                   "it = [466, 467, 468] : [int]\n\nRuntimeNeslError: t.nesl:6:1: RUNTIME ERROR: "
+                   "recursion too deep.")
 
 
 def test_device_memory_of_a_loop_is_one_step():
