@@ -252,15 +252,16 @@ class Executor:
         the steps before are freed as the step's environment is dropped), as it runs on every
         runner.  Such a call is still one more active call until the loop returns
         (``self.depth``), so the recursion limit counts the calls the interpreter counts."""
-        if isinstance(e, ir.Var):
-            return env[e.name]
-        if isinstance(e, ir.Run):
-            return self._run(self.kernels[e.kernel], [self.exp(a, env) for a in e.args])
         entered = 0
         tupled = False          # a tail binding of several names: the value is a tuple
         try:
             while True:
-                if isinstance(e, ir.Block):
+                # variables and runs first: most nodes evaluated are these
+                if isinstance(e, ir.Var):
+                    v = env[e.name]
+                elif isinstance(e, ir.Run):
+                    v = self._run(self.kernels[e.kernel], [self.exp(a, env) for a in e.args])
+                elif isinstance(e, ir.Block):
                     env = dict(env)
                     binds = e.binds
                     hit = self._tails.get(id(e))
@@ -276,10 +277,10 @@ class Executor:
                             self.bind(b, self.exp(b.rhs, env), env)
                         e = e.result
                     continue
-                if isinstance(e, ir.If):
+                elif isinstance(e, ir.If):
                     e = e.then if bool(self.exp(e.cond, env)) else e.else_
                     continue
-                if isinstance(e, ir.Call):
+                elif isinstance(e, ir.Call):
                     f = self.functions[e.func]
                     args = [self.exp(a, env) for a in e.args]
                     self.depth.enter()
@@ -290,7 +291,8 @@ class Executor:
                     args = None
                     e = f.body
                     continue
-                v = self._exp_node(e, env)
+                else:
+                    v = self._exp_node(e, env)
                 return tuple(v) if tupled and not isinstance(v, tuple) else v
         finally:
             depth = self.depth
@@ -298,12 +300,9 @@ class Executor:
                 depth.leave()
 
     def _exp_node(self, e: ir.Exp, env: dict[str, Any]) -> Any:
-        """Evaluate a CPU-level expression that is no block, ``if`` or call (``exp``)."""
+        """Evaluate a CPU-level expression that is no variable, run, block, ``if`` or call
+        (those are ``exp``'s)."""
         r = self.runner
-        if isinstance(e, ir.Var):
-            return env[e.name]
-        if isinstance(e, ir.Run):
-            return self._run(self.kernels[e.kernel], [self.exp(a, env) for a in e.args])
         if isinstance(e, ir.Speculate):
             return self._speculate(e, env)
         if isinstance(e, ir.Const):

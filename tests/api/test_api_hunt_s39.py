@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 import nessie
-from nessie import Segmented
+
+from api_values import plain
 
 BACKENDS = ["interp", "lcu", pytest.param("opencl", marks=pytest.mark.opencl)]
 
@@ -26,15 +27,6 @@ function k(lambda, def) = lambda - def;
 """
 
 
-def _plain(v):
-    """Results as plain Python lists (numpy arrays and Segmented unfolded)."""
-    if isinstance(v, Segmented):
-        return [_plain(x) for x in v]
-    if isinstance(v, np.ndarray):
-        return v.tolist()
-    if isinstance(v, (list, tuple)):
-        return [_plain(x) for x in v]
-    return v
 
 
 @pytest.fixture(scope="module", params=BACKENDS)
@@ -45,8 +37,8 @@ def mod(request):
 @pytest.mark.parametrize("shape", [(2, 3, 0), (2, 2, 0, 1), (1, 0), (0, 3, 0)])
 def test_nd_array_with_an_empty_inner_dimension(mod, shape):
     a = np.zeros(shape, np.int64)
-    assert _plain(mod.idd(a)) == a.tolist()
-    assert _plain(mod.function("idd", results="numpy")(a)) == a.tolist()
+    assert plain(mod.idd(a)) == a.tolist()
+    assert plain(mod.function("idd", results="numpy")(a)) == a.tolist()
 
 
 def test_signature_of_tuple_pattern_and_keyword_parameters(mod):
@@ -65,8 +57,8 @@ def test_object_arrays_of_sequences(mod):
     rag[0], rag[1] = np.array([1, 2]), np.array([3, 4, 5])
     assert mod.segsum(rag).tolist() == [3, 12]
     assert mod.segsum(np.array([[1, 2], [3, 4]], dtype=object)).tolist() == [3, 7]
-    assert _plain(mod.strs(np.array(["ab", "", "c"], dtype=object))) == ["ba", "", "c"]
-    assert _plain(mod.idd(np.array([[1, 2.0], [3, 4.0]], dtype=object))) == [[1.0, 2.0],
+    assert plain(mod.strs(np.array(["ab", "", "c"], dtype=object))) == ["ba", "", "c"]
+    assert plain(mod.idd(np.array([[1, 2.0], [3, 4.0]], dtype=object))) == [[1.0, 2.0],
                                                                              [3.0, 4.0]]
 
 

@@ -33,6 +33,8 @@ import pytest
 import nessie
 from nessie import Segmented
 
+from api_values import plain
+
 BACKENDS = ["interp", "lcu", pytest.param("opencl", marks=pytest.mark.opencl)]
 
 PROG = """
@@ -52,14 +54,6 @@ function inc(x) = x + 1;
 """
 
 
-def _plain(v):
-    if isinstance(v, Segmented):
-        return [_plain(x) for x in v]
-    if isinstance(v, np.ndarray):
-        return v.tolist()
-    if isinstance(v, (list, tuple)):
-        return [_plain(x) for x in v]
-    return v
 
 
 @pytest.fixture(scope="module", params=BACKENDS)
@@ -86,7 +80,7 @@ def test_bytes_in_nested_values_and_for_a_char(mod, ref):
     assert mod.code(b"a") == 97 == mod.code("a")
     assert mod.code(b"\xff") == 255
     for v in ([b"ab", b"cd"], (1, b"xy"), [b"ab", "c"], Segmented(b"abcd", lengths=[1, 3])):
-        assert _plain(mod.idd(v)) == _plain(ref.idd(v))
+        assert plain(mod.idd(v)) == plain(ref.idd(v))
     assert mod.idd([b"ab", b"cd"]) == ["ab", "cd"]
     assert mod.idd((1, b"xy")) == (1, "xy")
     assert mod.idd(Segmented(b"abcd", lengths=[1, 3])) == ["a", "bcd"]
@@ -125,8 +119,8 @@ def test_empty_float_arrays_are_empty_sequences_of_any_scalar(mod):
     assert mod.isum(np.array([])) == 0
     assert mod.bnot(np.array([])).tolist() == []
     assert mod.bnot(np.array([])).dtype == np.bool_
-    assert _plain(mod.nest(np.zeros((2, 0)))) == [[], []]
-    assert _plain(mod.nest([np.array([])])) == [[]]
+    assert plain(mod.nest(np.zeros((2, 0)))) == [[], []]
+    assert plain(mod.nest([np.array([])])) == [[]]
     assert mod.up(np.array([])) == ""
     with pytest.raises(TypeError, match=r"isum: argument 1 \(v\) must be \[int\]; got numpy "
                                         r"array of float64 with shape \(1,\)"):
@@ -136,11 +130,11 @@ def test_empty_float_arrays_are_empty_sequences_of_any_scalar(mod):
 # ------------------------------------------------------------------ Arrow and awkward slices
 def test_sliced_arrow_list_array_with_nulls_outside_the_slice(mod):
     pa = pytest.importorskip("pyarrow")
-    assert _plain(mod.nest(pa.array([[None], [2, 3]]).slice(1))) == [[2, 3]]
-    assert _plain(mod.nest(pa.array([[1], [2, None]]).slice(0, 1))) == [[1]]
-    assert _plain(mod.idd(pa.array([["a", None], ["b"]]).slice(1))) == [["b"]]
-    assert _plain(mod.idd(pa.array([[[1, None]], [[2]]]).slice(1))) == [[[2]]]
-    assert _plain(mod.nest(pa.array([[1], [2, 3]]).slice(1, 0))) == []
+    assert plain(mod.nest(pa.array([[None], [2, 3]]).slice(1))) == [[2, 3]]
+    assert plain(mod.nest(pa.array([[1], [2, None]]).slice(0, 1))) == [[1]]
+    assert plain(mod.idd(pa.array([["a", None], ["b"]]).slice(1))) == [["b"]]
+    assert plain(mod.idd(pa.array([[[1, None]], [[2]]]).slice(1))) == [[[2]]]
+    assert plain(mod.nest(pa.array([[1], [2, 3]]).slice(1, 0))) == []
     with pytest.raises(ValueError, match=r"nest: argument 1 \(v\) must be \[\[int\]\]: "
                                          r"v.values: the Arrow array has 1 missing values"):
         mod.nest(pa.array([[1], [2, None], [3]]).slice(1))      # a null inside the slice
@@ -148,9 +142,9 @@ def test_sliced_arrow_list_array_with_nulls_outside_the_slice(mod):
 
 def test_sliced_awkward_array_with_none_outside_the_slice(mod):
     ak = pytest.importorskip("awkward")
-    assert _plain(mod.nest(ak.Array([[1, None], [2, 3]])[1:])) == [[2, 3]]
-    assert _plain(mod.nest(ak.Array([[1], [2, 3], [None]])[:2])) == [[1], [2, 3]]
-    assert _plain(mod.idd(ak.Array([["a"], ["b", None]])[:1])) == [["a"]]
+    assert plain(mod.nest(ak.Array([[1, None], [2, 3]])[1:])) == [[2, 3]]
+    assert plain(mod.nest(ak.Array([[1], [2, 3], [None]])[:2])) == [[1], [2, 3]]
+    assert plain(mod.idd(ak.Array([["a"], ["b", None]])[:1])) == [["a"]]
     with pytest.raises(ValueError, match="the awkward array has 1 missing values"):
         mod.nest(ak.Array([[1], [2, None]])[1:])
 
@@ -218,7 +212,7 @@ def test_lift_shape_check_has_one_message_style():
 def test_empty_arrow_arrays_of_the_null_type_are_empty_sequences(mod):
     pa = pytest.importorskip("pyarrow")
     assert mod.isum(pa.array([])) == 0
-    assert _plain(mod.nest(pa.array([[], []]))) == [[], []]
+    assert plain(mod.nest(pa.array([[], []]))) == [[], []]
     assert mod.up(pa.array([])) == ""
     with pytest.raises(ValueError, match="the Arrow array has 2 missing values"):
         mod.isum(pa.array([None, None]))
@@ -276,7 +270,7 @@ def test_segment_lengths_whose_sum_wraps_round_are_refused(mod):
         Segmented([], lengths=[big, big, 2])          # wrapped to 0, the number of values
     with pytest.raises(ValueError, match=r"the lengths add up to 18446744073709551619"):
         Segmented(np.arange(3), lengths=np.array([big, big, 2, 3]))
-    assert _plain(mod.nest(Segmented(np.arange(3), lengths=[0, 3, 0]))) == [[], [0, 1, 2], []]
+    assert plain(mod.nest(Segmented(np.arange(3), lengths=[0, 3, 0]))) == [[], [0, 1, 2], []]
 
 
 @pytest.mark.parametrize("source", [b"1;", None, 3, ["1;"]])
